@@ -1,0 +1,65 @@
+"""The ``mcpdelta`` command line.
+
+Each subcommand lives in its own module and is imported only when it runs,
+so ``mcpdelta diff`` never pays for the pipeline's heavy imports
+(polars, duckdb, prefect, openai, pyarrow).
+"""
+
+import argparse
+import importlib
+import sys
+
+from pipeline import __version__
+from pipeline.errors import InputError
+
+# name -> (module with add_arguments(parser) and run(args) -> int, help line)
+COMMANDS = {
+    "diff": ("pipeline.commands.diff", "compare two manifests and classify every change"),
+    "rules": ("pipeline.commands.rules", "print the rule catalog"),
+    "digest": ("pipeline.commands.digest", "print contract digests of a manifest"),
+    "lock": ("pipeline.commands.lock", "write a tool-versions lockfile from a manifest"),
+    "verify-lock": ("pipeline.commands.verify_lock", "compare a manifest to a lockfile; exit 2 on drift"),
+    "lint-bump": ("pipeline.commands.lint_bump", "fail a release whose version under-bumps its changes"),
+    "crawl": ("pipeline.crawl.command", "capture manifests from MCP servers"),
+}
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # argparse's own: usage + message, exit 2
+        self.print_usage(sys.stderr)
+        print(f"mcpdelta: error: {message}", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="mcpdelta", description="Contract diffs for MCP servers.")
+    parser.add_argument("--version", action="version", version=f"mcpdelta {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for name, (module, help_line) in COMMANDS.items():
+        sub.add_parser(name, help=help_line, description=help_line)
+    return parser
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser()
+    # Parse the command name first, then let that command's module add its
+    # own arguments: only the chosen command's module is imported.
+    name = next((a for a in argv if not a.startswith("-")), None)
+    if name in COMMANDS:
+        module = importlib.import_module(COMMANDS[name][0])
+        module.add_arguments(parser._subparsers._group_actions[0].choices[name])
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 2
+    try:
+        return module.run(args)
+    except InputError as exc:
+        print(f"mcpdelta: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("mcpdelta: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0

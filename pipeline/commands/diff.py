@@ -1,0 +1,49 @@
+"""``mcpdelta diff OLD NEW``: classify every change; exit 0 / 1 / 2."""
+
+import sys
+
+from pipeline.report import FORMATS
+
+SEVERITY_CHOICES = ("BREAKING", "POTENTIALLY_BREAKING", "NON_BREAKING", "DOCUMENTATION", "never")
+
+
+def add_arguments(parser):
+    parser.add_argument("old", metavar="OLD", help="old manifest file (- for stdin)")
+    parser.add_argument("new", metavar="NEW", help="new manifest file (- for stdin)")
+    parser.add_argument("--format", choices=FORMATS, default="text")
+    parser.add_argument("--config", metavar="FILE",
+                        help="config file (default: .mcpdelta.yml here, if present)")
+    parser.add_argument("--profile", choices=("strict", "balanced", "advisory"))
+    parser.add_argument("--fail-on", metavar="SEVERITY", help="|".join(SEVERITY_CHOICES))
+    parser.add_argument("--severity-override", metavar="RULE=SEVERITY", action="append",
+                        default=[], help="repeatable")
+    parser.add_argument("--semantic", action="store_true",
+                        help="attach advisory judge notes (never changes a severity)")
+    parser.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+
+
+def run(args) -> int:
+    from pipeline.config import find_default, load_config
+    from pipeline.engine.manifest import read_manifest
+    from pipeline.engine.policy import Policy, parse_override, parse_severity
+    from pipeline.engine.result import DiffResult
+    from pipeline.errors import InputError
+    from pipeline.report import render
+
+    if args.old == "-" and args.new == "-":
+        raise InputError("OLD and NEW", "only one of them can be read from standard input")
+    config = load_config(args.config or find_default())
+    cli_overrides = dict(parse_override(text) for text in args.severity_override)
+    fail_on = parse_severity(args.fail_on, "--fail-on", allow_never=True) if args.fail_on else None
+    policy = Policy(config.profile, config.fail_on, config.overrides, config.ignores,
+                    cli_profile=args.profile, cli_fail_on=fail_on, cli_overrides=cli_overrides)
+    old = read_manifest(args.old, config.max_bytes, config.max_depth)
+    new = read_manifest(args.new, config.max_bytes, config.max_depth)
+    result = DiffResult(old, new, policy, old_source=args.old, new_source=args.new)
+    if args.semantic:
+        from pipeline.judge import annotate  # advisory notes; severities untouched
+
+        annotate(result, config)
+    colour = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())
+    sys.stdout.write(render(args.format, result, colour=colour))
+    return result.exit_code

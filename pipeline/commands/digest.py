@@ -1,0 +1,25 @@
+"""``mcpdelta digest MANIFEST``: contract digests of every tool."""
+
+import sys
+
+
+def add_arguments(parser):
+    parser.add_argument("manifest", metavar="MANIFEST", help="manifest file (- for stdin)")
+    parser.add_argument("--format", choices=("text", "json"), default="text")
+
+
+def run(args) -> int:
+    from pipeline.contract import manifest_digest, tool_digest
+    from pipeline.engine.manifest import read_manifest
+
+    manifest = read_manifest(args.manifest)
+    tools = {t["name"]: tool_digest(t) for t in sorted(manifest.get("tools", []), key=lambda t: t["name"])}
+    if args.format == "json":
+        import json
+
+        doc = {"tools": tools, "manifest": manifest_digest(manifest)}
+        sys.stdout.write(json.dumps(doc, indent=2) + "\n")
+    else:
+        for name, digest in tools.items():
+            sys.stdout.write(f"{digest}  {name}\n")
+    return 0

@@ -1,0 +1,24 @@
+"""The crawler: capture MCP servers' manifests, faithfully and in bounded time.
+
+Modules: ``servers`` (servers.yaml / registry server.json -> targets),
+``jsonrpc`` (the raw JSON-RPC layer), ``stdio`` / ``http`` / ``sse``
+(transports), ``session`` (initialize + paginated lists), ``packages``
+(version sweeps and the install cache), ``runner`` (concurrency, retries,
+files), ``command`` (``mcpdelta crawl``).
+"""
+
+from .errors import CrawlError
+from .model import OFFERED_PROTOCOL_VERSION, CaptureRecord, Limits, PackageSpec, Target
+
+__all__ = ["CrawlError", "CaptureRecord", "Limits", "PackageSpec", "Target", "OFFERED_PROTOCOL_VERSION",
+           "crawl", "load_servers"]
+
+
+def __getattr__(name):  # keep ``import pipeline.crawl`` light
+    if name == "crawl":
+        from .runner import crawl
+        return crawl
+    if name == "load_servers":
+        from .servers import load
+        return load
+    raise AttributeError(name)

@@ -1,0 +1,106 @@
+"""Plain data types of the crawler: limits, targets and capture records.
+
+A ``CaptureRecord`` is what every attempt produces, success or failure; its
+fields are plain JSON-able values so the lake can write it as one row.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+# The newest protocol revision reachable through the initialize handshake.
+OFFERED_PROTOCOL_VERSION = "2025-11-25"
+
+
+@dataclass
+class Limits:
+    start_timeout_s: float = 30.0        # spawn/connect + the initialize answer
+    request_timeout_s: float = 30.0      # each later request
+    total_timeout_s: float = 120.0       # one server, all attempts included
+    install_timeout_s: float = 600.0     # one package version install
+    concurrency: int = 8                 # servers crawled at once
+    max_message_bytes: int = 4 * 1024 * 1024
+    max_server_bytes: int = 32 * 1024 * 1024
+    max_pages: int = 100                 # pages per list method
+    retries: int = 2                     # extra attempts for transient faults
+    backoff_s: float = 0.5               # first retry wait, doubled each time
+    max_backoff_s: float = 10.0
+    max_retry_after_s: float = 60.0      # cap on a server's Retry-After
+    kill_grace_s: float = 0.5            # wait for exit after stdin closes
+    stderr_tail_bytes: int = 16 * 1024   # stderr kept per server
+
+    _ALIASES = {"timeout_s": ("start_timeout_s", "request_timeout_s")}
+
+    @classmethod
+    def from_mapping(cls, data: dict, where: str) -> "Limits":
+        from pipeline.errors import InputError
+
+        limits = cls()
+        names = {f.name: f for f in dataclasses.fields(cls)}
+        for key, value in (data or {}).items():
+            targets = cls._ALIASES.get(key, (key,))
+            for name in targets:
+                if name not in names or name.startswith("_"):
+                    raise InputError(where, f"limits: unknown key {key!r}")
+                kind = int if names[name].type in ("int", int) else float
+                try:
+                    number = kind(value)
+                except (TypeError, ValueError):
+                    raise InputError(where, f"limits.{key}: expected a number, got {value!r}") from None
+                if number < 0 or (name == "concurrency" and number < 1):
+                    raise InputError(where, f"limits.{key}: must be positive")
+                setattr(limits, name, number)
+        return limits
+
+
+@dataclass
+class PackageSpec:
+    registry: str                        # "npm" | "pypi"
+    name: str
+    versions: Any                        # list of str, "last N", a range string, or "latest"
+    bin: str | None = None               # which executable, when a package has several
+
+
+@dataclass
+class Target:
+    """One thing to crawl once: a server at one version."""
+
+    id: str
+    transport: str = "stdio"             # stdio | streamable-http | sse
+    command: str | None = None
+    args: list[str] = field(default_factory=list)
+    env: dict[str, str] = field(default_factory=dict)    # values may hold ${VAR}
+    cwd: str | None = None
+    url: str | None = None
+    headers: dict[str, str] = field(default_factory=dict)  # values may hold ${VAR}
+    version: str | None = None           # declared version (sweep or local list)
+    package: PackageSpec | None = None   # set on a sweep before its install
+    problem: str | None = None           # set when the entry cannot be crawled
+    source: str = ""                     # where the entry came from
+
+
+@dataclass
+class CaptureRecord:
+    id: str
+    version: str
+    ok: bool
+    error_kind: str | None
+    error: str | None
+    duration_ms: int
+    captured_at: str
+    transport: str
+    offered_protocol: str | None = None
+    protocol: str | None = None
+    attempts: int = 0
+    warnings: list[str] = field(default_factory=list)
+    published_at: str | None = None      # package versions: the publish date installed against
+    stderr_tail: str | None = None
+    path: str | None = None              # the manifest written, relative to the out folder
+    manifest: dict | None = None
+
+    def log_row(self) -> dict:
+        row = dataclasses.asdict(self)
+        row.pop("manifest")
+        return row

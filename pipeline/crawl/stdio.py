@@ -1,0 +1,141 @@
+"""stdio transport: spawn the server, newline-delimited JSON-RPC on its pipes.
+
+The server runs in its own session (process group); ``close`` closes stdin,
+gives it ``kill_grace_s`` to exit, then signals the whole group (SIGTERM,
+then SIGKILL) and reaps the child, so neither the server nor anything it
+spawned (npx -> node) outlives the capture. stderr is drained continuously
+and only its tail is kept.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+
+from . import jsonrpc
+from .errors import CrawlError, short
+from .model import Limits
+
+
+class StdioTransport:
+    remote = False
+
+    def __init__(self, command: str, args: list[str], env: dict[str, str] | None,
+                 cwd: str | None, limits: Limits):
+        self.command, self.args, self.env, self.cwd = command, list(args), env or {}, cwd
+        self.limits = limits
+        self.proc: asyncio.subprocess.Process | None = None
+        self.bytes_read = 0
+        self._stderr = bytearray()
+        self._stderr_task: asyncio.Task | None = None
+
+    # -- life cycle -------------------------------------------------------
+    async def start(self) -> None:
+        env = dict(os.environ)
+        env.update(self.env)
+        try:
+            self.proc = await asyncio.create_subprocess_exec(
+                self.command, *self.args,
+                stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE, env=env, cwd=self.cwd,
+                start_new_session=True, limit=self.limits.max_message_bytes,
+            )
+        except OSError as exc:
+            raise CrawlError("spawn_failed", f"cannot start {self.command!r}: {exc.strerror or exc}") from None
+        self._stderr_task = asyncio.create_task(self._drain_stderr())
+
+    async def _drain_stderr(self) -> None:
+        assert self.proc and self.proc.stderr
+        keep = self.limits.stderr_tail_bytes
+        while True:
+            chunk = await self.proc.stderr.read(65536)
+            if not chunk:
+                return
+            self._stderr += chunk
+            if len(self._stderr) > keep:
+                del self._stderr[: len(self._stderr) - keep]
+
+    def stderr_tail(self) -> str:
+        return self._stderr.decode("utf-8", "replace")
+
+    async def close(self) -> None:
+        proc = self.proc
+        if proc is None:
+            return
+        if proc.stdin and not proc.stdin.is_closing():
+            proc.stdin.close()
+        if proc.returncode is None:
+            try:
+                await asyncio.wait_for(proc.wait(), self.limits.kill_grace_s)
+            except (asyncio.TimeoutError, TimeoutError):
+                pass
+        # Signal the group even when the leader exited: its children may not have.
+        for sig, wait in ((signal.SIGTERM, 1.0), (signal.SIGKILL, None)):
+            try:
+                os.killpg(proc.pid, sig)
+            except (ProcessLookupError, PermissionError):
+                break
+            if wait and proc.returncode is None:
+                try:
+                    await asyncio.wait_for(proc.wait(), wait)
+                except (asyncio.TimeoutError, TimeoutError):
+                    pass
+        await proc.wait()
+        if self._stderr_task:
+            try:
+                await asyncio.wait_for(self._stderr_task, 1.0)
+            except (asyncio.TimeoutError, TimeoutError, Exception):
+                self._stderr_task.cancel()
+
+    # -- messages ---------------------------------------------------------
+    async def _write(self, msg: dict) -> None:
+        assert self.proc and self.proc.stdin
+        try:
+            self.proc.stdin.write(jsonrpc.encode(msg) + b"\n")
+            await self.proc.stdin.drain()
+        except (BrokenPipeError, ConnectionResetError):
+            raise await self._exited("while the crawler was writing") from None
+
+    async def _exited(self, when: str) -> CrawlError:
+        assert self.proc
+        try:
+            await asyncio.wait_for(self.proc.wait(), 1.0)
+        except (asyncio.TimeoutError, TimeoutError):
+            pass
+        status = self.proc.returncode
+        what = f"exited with status {status}" if status is not None else "closed its output"
+        last = self.stderr_tail().strip().splitlines()[-1:] or [""]
+        tail = f"; stderr: {short(last[0], 120)}" if last[0] else ""
+        return CrawlError("server_exited", f"server {what} {when}{tail}")
+
+    async def _read(self) -> list[dict]:
+        assert self.proc and self.proc.stdout
+        while True:
+            try:
+                line = await self.proc.stdout.readuntil(b"\n")
+            except asyncio.IncompleteReadError as exc:
+                when = "in the middle of a message" if exc.partial.strip() else "before answering"
+                raise await self._exited(when) from None
+            except asyncio.LimitOverrunError:
+                raise CrawlError("too_large", f"a message is over {self.limits.max_message_bytes} bytes") from None
+            except ValueError:
+                raise CrawlError("too_large", f"a message is over {self.limits.max_message_bytes} bytes") from None
+            self.bytes_read += len(line)
+            if self.bytes_read > self.limits.max_server_bytes:
+                raise CrawlError("too_large", f"server output is over {self.limits.max_server_bytes} bytes")
+            if line.strip():
+                return jsonrpc.decode(line, "stdout line")
+
+    async def notify(self, msg: dict) -> None:
+        await self._write(msg)
+
+    async def request(self, msg: dict) -> dict:
+        await self._write(msg)
+        while True:
+            for item in await self._read():
+                if jsonrpc.is_response(item) and item.get("id") == msg["id"]:
+                    return item
+                if jsonrpc.is_server_request(item):
+                    await self._write(jsonrpc.answer_server_request(item))
+                # notifications (logging, list_changed) and stray responses: skip

@@ -1,0 +1,39 @@
+"""The deterministic engine: ``diff(old, new)`` -> classified changes.
+
+Pure: no clock, no network, no randomness, no model. The same two manifests
+give the same changes, in the same order, in any process.
+"""
+
+from pipeline.engine.change import Change
+from pipeline.engine.entities import diff_prompts, diff_resources, diff_templates
+from pipeline.engine.normalise import canonical
+from pipeline.engine.server import diff_server
+from pipeline.engine.tools import diff_tools
+
+__all__ = ["Change", "diff"]
+
+_LISTS = (
+    ("tools", diff_tools),
+    ("prompts", diff_prompts),
+    ("resources", diff_resources),
+    ("resourceTemplates", diff_templates),
+)
+
+
+def diff(old: dict, new: dict) -> list:
+    """Every contract change from manifest ``old`` to manifest ``new``.
+
+    A surface is compared only when both sides captured it (a missing key
+    means "not captured"). Both manifests must have passed
+    ``manifest.validate_manifest``."""
+    changes = []
+    diff_server(old, new, changes)
+    for key, differ in _LISTS:
+        if isinstance(old.get(key), list) and isinstance(new.get(key), list):
+            differ(old[key], new[key], changes)
+    changes.sort(key=_order)
+    return changes
+
+
+def _order(change):
+    return (change.path, change.rule, canonical(change.old), canonical(change.new))

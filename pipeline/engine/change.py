@@ -1,0 +1,69 @@
+"""One classified change, and how the engine names places in a manifest."""
+
+from pipeline.engine.catalog import RULES
+
+
+def pointer(*parts) -> str:
+    """A JSON pointer (RFC 6901) from unescaped parts: names, not list indexes."""
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
+
+
+def short(value, limit: int = 60) -> str:
+    """A one-line rendering of a JSON value for messages."""
+    import json
+
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+class Change:
+    """A change the engine found. ``default_severity`` is the catalog's (for a
+    prose rule, the classifier's verdict); policy later sets ``severity`` and
+    suppression. Judges may append to ``advisory`` and touch nothing else."""
+
+    __slots__ = ("rule", "default_severity", "severity", "entity", "path", "old", "new",
+                 "message", "suppressed", "suppressed_reason", "advisory")
+
+    def __init__(self, rule_id, entity, path, old, new, severity=None, where="", detail=""):
+        rule = RULES[rule_id]
+        self.rule = rule_id
+        self.default_severity = severity or rule.severity
+        self.severity = self.default_severity
+        self.entity = entity
+        self.path = path
+        self.old = old
+        self.new = new
+        self.message = rule.message.format(
+            entity=entity, where=where, detail=detail,
+            old=short(old), new=short(new),
+            side="input" if ".input." in rule_id else "output",
+        )
+        self.suppressed = False
+        self.suppressed_reason = None
+        self.advisory = []
+
+    @property
+    def note(self) -> str:
+        return RULES[self.rule].note
+
+    def sort_key(self):
+        return (self.path, self.rule)
+
+    def as_json(self) -> dict:
+        return {
+            "rule": self.rule,
+            "severity": self.severity,
+            "default_severity": self.default_severity,
+            "entity": self.entity,
+            "path": self.path,
+            "old": self.old,
+            "new": self.new,
+            "message": self.message,
+            "note": self.note,
+            "suppressed": self.suppressed,
+            "suppressed_reason": self.suppressed_reason,
+            "advisory": self.advisory,
+        }
+
+    def __repr__(self):
+        return f"Change({self.rule} {self.severity} {self.path})"

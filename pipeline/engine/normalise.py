@@ -1,0 +1,183 @@
+"""Notation is not contract: bring a JSON Schema to one dialect before the walk.
+
+Real servers change how the same schema is written when their SDK changes
+(zod 3 -> 4, draft-07 -> 2020-12). Each rewrite here keeps what the schema
+accepts and records the notation it undid, so the engine can report a
+dialect switch once (``*.dialect.changed``) instead of as breaking noise.
+
+The result is a fresh tree (inputs are never mutated) in which:
+
+- ``$schema`` is gone (recorded), ``$comment`` is gone;
+- local ``$ref`` (``#``, ``#/$defs/X``, ``#/definitions/X``) are inlined;
+  a reference back into its own expansion (a cycle) stays as
+  ``{"$ref": "#/$defs/X"}``; ``$defs`` / ``definitions`` are then dropped;
+- array-form ``items`` is ``prefixItems`` (and ``additionalItems`` is ``items``);
+- draft-04 boolean ``exclusiveMinimum`` / ``exclusiveMaximum`` are numbers;
+- an ``anyOf`` of bare ``{"type": T}`` branches is a ``type`` list;
+- set-valued keywords (``type``, ``enum``, ``required``, ``allOf`` /
+  ``anyOf`` / ``oneOf`` branches) are sorted and de-duplicated;
+- no-op spellings are dropped: ``true`` / ``{}`` ``additionalProperties`` and ``items``,
+  ``uniqueItems: false``, ``deprecated: false``, empty ``required`` and
+  ``properties``; the boolean schema ``true`` is ``{}``.
+"""
+
+import json
+
+# Keywords whose value is a map of name -> subschema.
+SCHEMA_MAPS = ("properties", "patternProperties", "dependentSchemas", "$defs", "definitions")
+# Keywords whose value is one subschema.
+SCHEMA_VALUES = ("additionalProperties", "items", "additionalItems", "not", "if", "then", "else",
+                 "contains", "propertyNames", "unevaluatedItems", "unevaluatedProperties",
+                 "contentSchema")
+# Keywords whose value is a list of subschemas (order-free combinators last).
+SCHEMA_LISTS = ("prefixItems", "allOf", "anyOf", "oneOf")
+UNORDERED_LISTS = ("allOf", "anyOf", "oneOf")
+
+# Inlining stops this deep so a pathological ref chain cannot recurse forever.
+MAX_INLINE_DEPTH = 64
+
+
+def canonical(value) -> str:
+    """A stable text form for sorting and set membership."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def normalise_schema(schema):
+    """Return (normalised schema, notation) where notation is a sorted tuple of
+    the notational forms the original used."""
+    notation = set()
+    if schema is True:
+        return {}, ()
+    if not isinstance(schema, dict):
+        return schema, ()
+    if "$schema" in schema:
+        notation.add(f"$schema={schema['$schema']}")
+    defs = {}
+    for key in ("definitions", "$defs"):
+        if isinstance(schema.get(key), dict):
+            if key == "definitions":
+                notation.add("definitions")
+            defs.update(schema[key])
+    walker = _Normaliser(schema, defs, notation)
+    result = walker.node(schema, (), 0)
+    if isinstance(result, dict):
+        result.pop("$schema", None)
+    return result, tuple(sorted(notation))
+
+
+class _Normaliser:
+    def __init__(self, root, defs, notation):
+        self.root = root
+        self.defs = defs
+        self.notation = notation
+
+    def _target(self, ref):
+        """The local definition a ``$ref`` names, with its canonical name."""
+        if ref == "#":
+            return "#", self.root
+        for prefix in ("#/$defs/", "#/definitions/"):
+            if ref.startswith(prefix):
+                name = ref[len(prefix):].replace("~1", "/").replace("~0", "~")
+                if name in self.defs:
+                    return "#/$defs/" + ref[len(prefix):], self.defs[name]
+        return None, None
+
+    def node(self, schema, expanding, depth):
+        if schema is True:
+            return {}
+        if not isinstance(schema, dict):
+            return schema
+        out = {}
+        ref = schema.get("$ref")
+        if isinstance(ref, str):
+            name, target = self._target(ref)
+            if name is not None:
+                if name in expanding or depth > MAX_INLINE_DEPTH:
+                    out["$ref"] = name  # a cycle: compared by name
+                else:
+                    self.notation.add("$ref")
+                    inlined = self.node(target, expanding + (name,), depth + 1)
+                    siblings = {k: v for k, v in schema.items() if k != "$ref"}
+                    return _merge(inlined, self.node(siblings, expanding, depth + 1))
+            else:
+                out["$ref"] = ref
+        for key, value in schema.items():
+            if key in ("$ref", "$comment", "$defs", "definitions"):
+                continue
+            if key in SCHEMA_MAPS and isinstance(value, dict):
+                out[key] = {k: self.node(v, expanding, depth + 1) for k, v in value.items()}
+            elif key in SCHEMA_VALUES:
+                if key == "items" and isinstance(value, list):
+                    self.notation.add("items-array")
+                    out["prefixItems"] = [self.node(v, expanding, depth + 1) for v in value]
+                    if "additionalItems" in schema:
+                        out["items"] = self.node(schema["additionalItems"], expanding, depth + 1)
+                elif key == "additionalItems" and isinstance(schema.get("items"), list):
+                    continue  # folded into items above
+                else:
+                    out[key] = self.node(value, expanding, depth + 1)
+            elif key in SCHEMA_LISTS and isinstance(value, list):
+                out[key] = [self.node(v, expanding, depth + 1) for v in value]
+            else:
+                out[key] = value
+        return _tidy(out, self.notation)
+
+
+def _merge(inlined, siblings):
+    """A ``$ref`` with sibling keywords: annotations override, constraints
+    that disagree are kept as an ``allOf`` (both must hold)."""
+    if not siblings:
+        return inlined
+    if not isinstance(inlined, dict):
+        return {"allOf": [inlined, siblings]}
+    merged = dict(inlined)
+    rest = {}
+    for key, value in siblings.items():
+        if key not in merged or merged[key] == value or key in (
+                "description", "title", "default", "deprecated", "examples"):
+            merged[key] = value
+        else:
+            rest[key] = value
+    if rest:
+        return {"allOf": sorted([merged, rest], key=canonical)}
+    return merged
+
+
+def _tidy(node, notation):
+    for bound, plain in (("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")):
+        flag = node.get(bound)
+        if isinstance(flag, bool):
+            notation.add("boolean-exclusive")
+            del node[bound]
+            if flag and plain in node:
+                node[bound] = node.pop(plain)
+    branches = node.get("anyOf")
+    if (isinstance(branches, list) and branches and "type" not in node
+            and all(isinstance(b, dict) and set(b) == {"type"} and isinstance(b["type"], str)
+                    for b in branches)):
+        notation.add("anyOf-types")
+        node["type"] = [b["type"] for b in branches]
+        del node["anyOf"]
+    kind = node.get("type")
+    if isinstance(kind, list) and all(isinstance(t, str) for t in kind):
+        kind = sorted(set(kind))
+        node["type"] = kind[0] if len(kind) == 1 else kind
+    for key in ("enum", "required"):
+        if isinstance(node.get(key), list):
+            node[key] = _sorted_set(node[key])
+    for key in UNORDERED_LISTS:
+        if isinstance(node.get(key), list):
+            node[key] = _sorted_set(node[key])
+    for key, noop in (("additionalProperties", {}), ("items", {}), ("uniqueItems", False),
+                      ("deprecated", False),
+                      ("required", []), ("properties", {})):
+        if key in node and node[key] == noop and type(node[key]) is type(noop):
+            del node[key]
+    return node
+
+
+def _sorted_set(values):
+    unique = {}
+    for value in values:
+        unique.setdefault(canonical(value), value)
+    return [unique[k] for k in sorted(unique)]

@@ -1,0 +1,112 @@
+"""Server-level surfaces: identity, capabilities, extensions, instructions,
+protocol versions, cache scope, pagination."""
+
+from pipeline.engine import prose
+from pipeline.engine.change import Change, pointer
+
+# Top-level manifest keys the engine models (lists are diffed elsewhere).
+MODELLED = frozenset({"protocolVersion", "serverInfo", "capabilities", "instructions",
+                      "supportedVersions", "cacheScope", "nextCursor",
+                      "tools", "prompts", "resources", "resourceTemplates"})
+_ABSENT = object()
+
+
+def _initialized(manifest) -> bool:
+    """Was the initialize result captured? Then a missing ``instructions``
+    means the server sent none, not that nobody looked."""
+    return "serverInfo" in manifest or "protocolVersion" in manifest
+
+
+def diff_server(old, new, changes):
+    for side, manifest in (("old", old), ("new", new)):
+        cursor = manifest.get("nextCursor")
+        if cursor is not None:
+            changes.append(Change("server.manifest.truncated", None, "/nextCursor",
+                                  old.get("nextCursor"), new.get("nextCursor"),
+                                  where=side, detail=repr(cursor)))
+    if _both(old, new, "protocolVersion") and old["protocolVersion"] != new["protocolVersion"]:
+        changes.append(Change("server.protocolVersion.changed", None, "/protocolVersion",
+                              old["protocolVersion"], new["protocolVersion"]))
+    _identity(old.get("serverInfo"), new.get("serverInfo"), changes)
+    if _both(old, new, "capabilities"):
+        _capabilities(old["capabilities"], new["capabilities"], changes)
+    if ("instructions" in old or _initialized(old)) and ("instructions" in new or _initialized(new)):
+        a, b = old.get("instructions"), new.get("instructions")
+        if a != b:
+            if isinstance(a, (str, type(None))) and isinstance(b, (str, type(None))):
+                severity, reason = prose.classify(a, b)
+                changes.append(Change("server.instructions.changed", None, "/instructions", a, b,
+                                      severity=severity, detail=reason))
+            else:
+                changes.append(Change("server.field.changed", None, "/instructions", a, b,
+                                      where="instructions"))
+    if _both(old, new, "supportedVersions"):
+        a, b = _strings(old["supportedVersions"]), _strings(new["supportedVersions"])
+        for version in sorted(a - b):
+            changes.append(Change("server.version.dropped", None, pointer("supportedVersions", version),
+                                  version, None))
+        for version in sorted(b - a):
+            changes.append(Change("server.version.added", None, pointer("supportedVersions", version),
+                                  None, version))
+    if _both(old, new, "cacheScope") and old["cacheScope"] != new["cacheScope"]:
+        a, b = old["cacheScope"], new["cacheScope"]
+        rule = ("server.surface.scopeNarrowed" if (a, b) == ("public", "private")
+                else "server.field.changed")
+        changes.append(Change(rule, None, "/cacheScope", a, b, where="cacheScope"))
+    for key in sorted((old.keys() & new.keys()) - MODELLED):
+        if old[key] != new[key]:
+            changes.append(Change("server.field.changed", None, pointer(key), old[key], new[key],
+                                  where=key))
+
+
+def _both(old, new, key) -> bool:
+    return key in old and key in new
+
+
+def _strings(value) -> set:
+    return {v for v in value if isinstance(v, str)} if isinstance(value, list) else set()
+
+
+def _identity(old, new, changes):
+    if old is None or new is None or old == new:
+        return
+    if not isinstance(old, dict) or not isinstance(new, dict):
+        changes.append(Change("server.identity.changed", None, "/serverInfo", old, new,
+                              where="serverInfo"))
+        return
+    for key in sorted(old.keys() | new.keys()):
+        a, b = old.get(key, _ABSENT), new.get(key, _ABSENT)
+        if a != b:
+            a, b = (None if a is _ABSENT else a), (None if b is _ABSENT else b)
+            changes.append(Change("server.identity.changed", None, pointer("serverInfo", key), a, b,
+                                  where=key))
+
+
+def _capabilities(old, new, changes):
+    if not isinstance(old, dict) or not isinstance(new, dict):
+        if old != new:
+            changes.append(Change("server.capability.changed", None, "/capabilities", old, new,
+                                  where="capabilities"))
+        return
+    old_ext = old.get("extensions") if isinstance(old.get("extensions"), dict) else None
+    new_ext = new.get("extensions") if isinstance(new.get("extensions"), dict) else None
+    for key in sorted(old.keys() | new.keys()):
+        if key == "extensions" and old_ext is not None and new_ext is not None:
+            continue
+        _member("server.capability", pointer("capabilities", key), key, old, new, changes)
+    if old_ext is not None and new_ext is not None:
+        for key in sorted(old_ext.keys() | new_ext.keys()):
+            _member("server.extension", pointer("capabilities", "extensions", key), key,
+                    old_ext, new_ext, changes)
+
+
+def _member(kind, path, key, old, new, changes):
+    a, b = old.get(key, _ABSENT), new.get(key, _ABSENT)
+    if a == b:
+        return
+    if a is _ABSENT:
+        changes.append(Change(f"{kind}.added", None, path, None, b, where=key))
+    elif b is _ABSENT:
+        changes.append(Change(f"{kind}.removed", None, path, a, None, where=key))
+    else:
+        changes.append(Change(f"{kind}.changed", None, path, a, b, where=key))

@@ -1,0 +1,51 @@
+"""Renderings of a DiffResult. Each format is a module with ``render(result)``."""
+
+import importlib
+
+FORMATS = ("text", "json", "markdown", "sarif", "github", "junit")
+
+
+def render(fmt: str, result, **options) -> str:
+    module = importlib.import_module(f"pipeline.report.{fmt}_format")
+    return module.render(result, **options)
+
+
+def groups(result):
+    """Changes grouped by entity, most severe group first, most severe change
+    first inside each group; server-level changes form the group ``None``."""
+    from pipeline.engine.catalog import RANK
+
+    by_entity = {}
+    for change in result.changes:
+        by_entity.setdefault(change.entity, []).append(change)
+
+    def worst(changes):
+        live = [RANK[c.severity] for c in changes if not c.suppressed]
+        return max(live, default=0)
+
+    for changes in by_entity.values():
+        changes.sort(key=lambda c: (c.suppressed, -RANK[c.severity], c.path, c.rule))
+    order = sorted(by_entity, key=lambda e: (-worst(by_entity[e]), e is not None, e or ""))
+    return [(entity, by_entity[entity]) for entity in order]
+
+
+def headline(result) -> str:
+    """One line: how many changes of each severity, or why there are none."""
+    total = len(result.changes)
+    suppressed = result.summary["suppressed"]
+    if total == 0:
+        return "no changes"
+    if suppressed == total:
+        return f"all {total} changes suppressed" if total > 1 else "the only change is suppressed"
+    parts = [f"{n} {s}" for s, n in result.summary.items() if s != "suppressed" and n]
+    text = f"{total - suppressed} change{'s' if total - suppressed != 1 else ''} ({', '.join(parts)})"
+    if suppressed:
+        text += f", {suppressed} suppressed"
+    return text
+
+
+def kind_of(entity_path: str) -> str:
+    """'tool', 'prompt', 'resource' or 'resource template' from a change path."""
+    first = entity_path.split("/")[1] if entity_path.count("/") >= 1 else ""
+    return {"tools": "tool", "prompts": "prompt", "resources": "resource",
+            "resourceTemplates": "resource template"}.get(first, "server")

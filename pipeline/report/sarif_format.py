@@ -1,0 +1,69 @@
+"""SARIF 2.1.0: rule metadata from the catalog, one result per change."""
+
+import json
+
+from pipeline import ENGINE_NAME, __version__
+from pipeline.engine.catalog import RULES
+
+SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+
+
+def level(result, change) -> str:
+    """error at or above the failure threshold, warning for other possible
+    breaks, note for the rest."""
+    if result.policy.fails(change) or (not change.suppressed and change.severity == "BREAKING"
+                                       and result.fail_on != "never"):
+        return "error"
+    if change.severity in ("BREAKING", "POTENTIALLY_BREAKING"):
+        return "warning"
+    return "note"
+
+
+def _rule(rule) -> dict:
+    default = {"BREAKING": "error", "POTENTIALLY_BREAKING": "warning", "PROSE": "warning"}
+    return {
+        "id": rule.id,
+        "name": rule.id.replace(".", "_"),
+        "shortDescription": {"text": rule.summary},
+        "fullDescription": {"text": rule.summary},
+        "help": {"text": rule.note},
+        "defaultConfiguration": {"level": default.get(rule.severity, "note")},
+        "properties": {"category": rule.category, **rule.as_json()},
+    }
+
+
+def render(result, **_) -> str:
+    ids = list(RULES)
+    results = []
+    for change in result.changes:
+        entry = {
+            "ruleId": change.rule,
+            "ruleIndex": ids.index(change.rule),
+            "level": level(result, change),
+            "message": {"text": change.message},
+            "locations": [{
+                "physicalLocation": {"artifactLocation": {"uri": result.new_source}},
+                "logicalLocations": [{"fullyQualifiedName": change.path,
+                                      "name": change.entity or "server"}],
+            }],
+            "properties": {"severity": change.severity,
+                           "default_severity": change.default_severity,
+                           "entity": change.entity, "path": change.path,
+                           "old": change.old, "new": change.new},
+        }
+        if change.suppressed:
+            entry["suppressions"] = [{"kind": "external", "justification": change.suppressed_reason}]
+        results.append(entry)
+    log = {
+        "$schema": SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {"name": ENGINE_NAME, "version": __version__,
+                                "semanticVersion": __version__,
+                                "rules": [_rule(RULES[i]) for i in ids]}},
+            "results": results,
+            "properties": {"grade": result.grade, "verdict": result.verdict,
+                           "fail_on": result.fail_on, "summary": result.summary},
+        }],
+    }
+    return json.dumps(log, indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,158 @@
+"""A hand-written raw JSON-RPC stdio MCP server with selectable misbehaviour.
+
+    python fault_stdio.py MODE
+
+Modes: ok (fidelity: unknown keys, _meta, odd types, 3 honest pages),
+hang, hang-stubborn (ignores SIGTERM and stdin EOF), exit-early,
+partial-line, crash-mid-list, garbage, huge, flood, cycle, endless,
+reject-prompts, init-error, echo-secret.
+With PIDFILE set, the server writes its pid and a child's pid there.
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+MODE = sys.argv[1]
+
+
+def send(obj):
+    sys.stdout.write(json.dumps(obj) + "\n")
+    sys.stdout.flush()
+
+
+def answer(msg, result):
+    send({"jsonrpc": "2.0", "id": msg["id"], "result": result})
+
+
+def spawn_child():
+    pidfile = os.environ.get("PIDFILE")
+    if not pidfile:
+        return
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"])
+    with open(pidfile, "w") as fh:
+        fh.write(f"{os.getpid()} {child.pid}\n")
+
+
+TOOL_A = {
+    "name": "alpha",
+    "description": "First tool.",
+    "inputSchema": {"type": "object", "properties": {"q": {"type": "string", "x-weird": [1, 2.5, None, True]}},
+                    "additionalProperties": False},
+    "annotations": {"readOnlyHint": True, "x-vendorHint": "kept"},
+    "_meta": {"io.example/owner": "team-a", "nested": {"deep": [{"k": 1}]}},
+    "x-unknown-top": {"keep": "me"},
+    "icons": [],
+    "title": None,
+}
+PAGES = {None: ([TOOL_A], "page-2"),
+         "page-2": ([{"name": "beta", "inputSchema": {"type": "object"}, "execution": {"taskSupport": "optional"},
+                      "outputSchema": {"type": "object", "properties": {"n": {"type": "integer", "maximum": 18446744073709551615}}}}], "page-3"),
+         "page-3": ([{"name": "gamma", "inputSchema": {"type": "object"}, "description": "ünïcode ✓ \u2028"}], None)}
+
+CAPS = {"tools": {"listChanged": True}, "prompts": {}, "resources": {"subscribe": True}, "x-experimental": {"a": 1}}
+
+INIT = {"protocolVersion": "2025-06-18", "capabilities": CAPS,
+        "serverInfo": {"name": "fault", "version": "9.9.9", "x-build": 42},
+        "instructions": "Be careful.", "_meta": {"io.example/init": True}, "x-top-level": [1, {"two": 2}]}
+
+
+def handle(msg):
+    method = msg.get("method")
+    if "id" not in msg:
+        return
+    if method == "initialize":
+        if MODE == "init-error":
+            send({"jsonrpc": "2.0", "id": msg["id"], "error": {"code": -32602, "message": "Unsupported protocol version"}})
+            return
+        if MODE == "garbage":
+            sys.stdout.write("Server starting... hello there\n")
+            sys.stdout.flush()
+            return
+        if MODE in ("hang", "hang-stubborn"):
+            time.sleep(3600)
+        result = dict(INIT)
+        if MODE == "echo-secret":
+            token = os.environ.get("FAULT_TOKEN", "")
+            result["serverInfo"] = {"name": "fault", "version": "1.0.0", "token": token,
+                                    "tokenOk": token == "s3cr3t-value-123"}
+            sys.stderr.write(f"using token {token}\n")
+            sys.stderr.flush()
+        if MODE == "flood":
+            answer(msg, result)
+            line = json.dumps({"jsonrpc": "2.0", "method": "notifications/message",
+                               "params": {"level": "info", "data": "x" * 1000}}) + "\n"
+            while True:
+                sys.stdout.write(line)
+        answer(msg, result)
+        return
+    if method == "tools/list":
+        cursor = (msg.get("params") or {}).get("cursor")
+        if MODE == "ok":
+            # a log notification and a server->client ping before the answer
+            send({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "hi"}})
+            sys.stdout.write("\n")
+            send({"jsonrpc": "2.0", "id": "srv-1", "method": "ping"})
+            tools, nxt = PAGES[cursor]
+            result = {"tools": tools, "_meta": {"page": cursor}}
+            if nxt:
+                result["nextCursor"] = nxt
+            answer(msg, result)
+        elif MODE == "crash-mid-list":
+            if cursor is None:
+                answer(msg, {"tools": [TOOL_A], "nextCursor": "2"})
+            else:
+                sys.stderr.write("fatal: out of cheese\n")
+                sys.stderr.flush()
+                os._exit(3)
+        elif MODE == "huge":
+            answer(msg, {"tools": [{"name": "big", "description": "d" * (10 * 1024 * 1024),
+                                    "inputSchema": {"type": "object"}}]})
+        elif MODE == "cycle":
+            nxt = {None: "a", "a": "b", "b": "a"}[cursor]
+            answer(msg, {"tools": [{"name": f"t-{cursor}", "inputSchema": {"type": "object"}}], "nextCursor": nxt})
+        elif MODE == "endless":
+            n = int(cursor or 0)
+            answer(msg, {"tools": [{"name": f"t{n}", "inputSchema": {"type": "object"}}], "nextCursor": str(n + 1)})
+        else:
+            answer(msg, {"tools": [TOOL_A]})
+        return
+    if method == "prompts/list":
+        if MODE == "reject-prompts":
+            send({"jsonrpc": "2.0", "id": msg["id"], "error": {"code": -32601, "message": "Method not found"}})
+        else:
+            answer(msg, {"prompts": [{"name": "p1", "arguments": [{"name": "a", "required": True, "x-extra": 1}]}]})
+        return
+    if method == "resources/list":
+        answer(msg, {"resources": [{"uri": "file:///x", "name": "x", "_meta": {"size": 3}}]})
+        return
+    if method == "resources/templates/list":
+        answer(msg, {"resourceTemplates": [{"uriTemplate": "file:///{p}", "name": "tpl"}]})
+        return
+    send({"jsonrpc": "2.0", "id": msg["id"], "error": {"code": -32601, "message": "Method not found"}})
+
+
+def main():
+    spawn_child()
+    if MODE == "hang-stubborn":
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    if MODE == "exit-early":
+        sys.stderr.write("cannot find config\n")
+        sys.exit(1)
+    if MODE == "partial-line":
+        sys.stdin.readline()
+        sys.stdout.write('{"jsonrpc": "2.0", "id": 1, "resu')
+        sys.stdout.flush()
+        os._exit(0)
+    for line in sys.stdin:
+        if line.strip():
+            handle(json.loads(line))
+    if MODE == "hang-stubborn":
+        time.sleep(3600)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,60 @@
+"""Every rule in the catalog fires from at least one small, named manifest pair.
+
+Each file in ``cases/`` is one pair, named after what it shows:
+
+    shows: one sentence
+    old: {manifest}
+    new: {manifest}
+    expect:                 # hand-written, never copied from output
+      - {rule: ..., severity: ..., path: ...}
+    exact: true             # optional: expect is the whole diff
+
+Severities in ``expect`` are the engine's defaults (balanced profile, no
+config). ``path`` is optional per expectation.
+"""
+
+import pathlib
+
+import pytest
+import yaml
+
+from pipeline.engine import diff
+from pipeline.engine.catalog import RULES
+from pipeline.engine.manifest import validate_manifest
+
+CASES = sorted((pathlib.Path(__file__).parent / "cases").glob("*.yaml"))
+
+
+def _load(path):
+    with open(path, encoding="utf-8") as handle:
+        return yaml.safe_load(handle)
+
+
+@pytest.mark.parametrize("path", CASES, ids=[p.stem for p in CASES])
+def test_case(path):
+    case = _load(path)
+    assert case.get("shows"), f"{path.name}: say what the case shows"
+    old = validate_manifest(case["old"], "old")
+    new = validate_manifest(case["new"], "new")
+    got = [(c.rule, c.default_severity, c.path) for c in diff(old, new)]
+    for want in case["expect"]:
+        assert want["rule"] in RULES, f"{path.name}: unknown rule {want['rule']}"
+        matches = [g for g in got if g[0] == want["rule"] and g[1] == want["severity"]
+                   and want.get("path", g[2]) == g[2]]
+        assert matches, f"{path.name}: expected {want}, got {got}"
+    if case.get("exact"):
+        wanted = sorted((w["rule"], w["severity"]) for w in case["expect"])
+        assert sorted((g[0], g[1]) for g in got) == wanted, f"{path.name}: got {got}"
+
+
+def test_every_rule_has_a_case():
+    fired = {want["rule"] for path in CASES for want in _load(path)["expect"]}
+    missing = sorted(set(RULES) - fired)
+    assert not missing, f"rules without a fixture case: {missing}"
+
+
+def test_identical_manifests_have_no_changes():
+    for path in CASES:
+        case = _load(path)
+        for side in ("old", "new"):
+            assert diff(case[side], case[side]) == [], f"{path.name}: {side} vs itself"
