@@ -1,35 +1,152 @@
 """Contract digests: RFC 8785 canonical JSON, SHA-256, a scheme prefix.
 
 ``contract_of`` is the only function that turns a tool into its contract;
-a test proves no second one exists. The v2 recipe is byte-compatible with
-the gateway that defined it: ``hex(SHA-256(scheme + b"\\x00" + JCS(P)))``.
+a test proves no second one exists. Two recipes, each named by its prefix:
+
+- v2 ``mcp-contract-v2-sha256:``: ``hex(SHA-256(scheme + b"\\x00" + JCS(P)))``,
+  P = {name, description, inputSchema, outputSchema, annotations}. The scheme
+  is hashed too, so a digest cannot be checked against another recipe.
+- v1 ``sha256:`` (legacy gateway baselines): ``hex(SHA-256(JCS(P1)))``, P1 also
+  covering ``title``. Kept so an existing pin is never re-graded.
+
+A digest with any other prefix has an *unknown* scheme: callers report it
+and leave the tool ungated rather than fail (a newer build's lockfile must
+not break a rollback).
 """
 
 import hashlib
+import json
+import re
+
+import rfc8785
 
 SCHEME_V2 = "mcp-contract-v2-sha256"
-CONTRACT_FIELDS = ("name", "description", "inputSchema", "outputSchema", "annotations")
+SCHEME_V1 = "sha256"
+DEFAULT_SCHEME = SCHEME_V2
+
+# scheme -> the tool fields its contract covers (absent fields stay absent)
+FIELDS = {
+    SCHEME_V2: ("name", "description", "inputSchema", "outputSchema", "annotations"),
+    SCHEME_V1: ("name", "title", "description", "inputSchema", "outputSchema", "annotations"),
+}
+CONTRACT_FIELDS = FIELDS[SCHEME_V2]
+SCHEMES = tuple(FIELDS)
+
+_HEX = re.compile(r"[0-9a-f]{64}")
+_SAFE = 2**53 - 1
+
+
+class CanonicalError(ValueError):
+    """A value RFC 8785 cannot represent (NaN, infinity, a lone surrogate)."""
 
 
 def jcs(value) -> bytes:
-    """RFC 8785 canonical form."""
-    import rfc8785
+    """RFC 8785 canonical form, with every number an IEEE-754 double.
 
-    return rfc8785.dumps(value)
-
-
-def contract_of(tool: dict) -> dict:
-    """The v2 projection of a tool: the five covered fields, absent ones absent."""
-    return {k: tool[k] for k in CONTRACT_FIELDS if k in tool}
-
-
-def _v2(value) -> str:
-    digest = hashlib.sha256(SCHEME_V2.encode() + b"\x00" + jcs(value)).hexdigest()
-    return f"{SCHEME_V2}:{digest}"
+    Most contracts hold only strings, booleans and small integers; for those
+    the stdlib encoder (in C) with sorted keys writes the very same bytes, so
+    they take that path, and a property test holds it to ``rfc8785``.
+    Everything else goes to ``rfc8785``."""
+    if _plain(value):
+        try:
+            return _PLAIN.encode(value).encode("utf-8")
+        except UnicodeEncodeError:
+            raise CanonicalError("input contains non-UTF-8 codepoints (a lone surrogate)") from None
+    return _rfc8785(value)
 
 
-def tool_digest(tool: dict) -> str:
-    return _v2(contract_of(tool))
+_PLAIN = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=True,
+                          check_circular=False)
+
+
+def _plain(value) -> bool:
+    """True when the stdlib's output is already canonical: no floats (RFC 8785
+    prints numbers the ECMAScript way, not Python's repr), no integers past
+    2^53, string keys only, and no key outside the BMP (the one place where
+    UTF-16 order, which RFC 8785 sorts by, differs from code point order)."""
+    stack = [value]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node = pop()
+        kind = type(node)
+        if kind is str or kind is bool or node is None:
+            continue
+        if kind is int:
+            if -_SAFE <= node <= _SAFE:
+                continue
+            return False
+        if kind is dict:
+            for key, item in node.items():
+                if type(key) is not str or (key and max(key) > "\uffff"):
+                    return False
+                push(item)
+        elif kind is list:
+            stack.extend(node)
+        else:
+            return False  # floats, tuples, anything else: the library decides
+    return True
+
+
+def _rfc8785(value) -> bytes:
+    """``rfc8785`` refuses integers beyond 2^53 rather than rounding them, but
+    int64 bounds do occur in generated schemas and JSON.stringify (the RFC's
+    reference) prints them as the nearest double. So retry, only on that
+    refusal, with out-of-range integers turned into doubles."""
+    try:
+        return rfc8785.dumps(value)
+    except rfc8785.IntegerDomainError:
+        pass
+    except rfc8785.CanonicalizationError as exc:
+        raise CanonicalError(str(exc)) from None
+    try:
+        return rfc8785.dumps(_as_doubles(value))
+    except (rfc8785.CanonicalizationError, OverflowError) as exc:
+        raise CanonicalError(str(exc)) from None
+
+
+def _as_doubles(value):
+    if isinstance(value, dict):
+        return {k: _as_doubles(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_as_doubles(v) for v in value]
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > _SAFE:
+        return float(value)  # OverflowError past ~1.8e308: JSON.parse would give Infinity
+    return value
+
+
+def contract_of(tool: dict, scheme: str = DEFAULT_SCHEME) -> dict:
+    """The contract of a tool under ``scheme``: the covered fields, absent ones absent."""
+    return {k: tool[k] for k in FIELDS[scheme] if k in tool}
+
+
+def digest_contract(contract: dict, scheme: str = DEFAULT_SCHEME) -> str:
+    """The digest of an already projected contract (a lockfile's embedded one)."""
+    if scheme == SCHEME_V2:
+        data = SCHEME_V2.encode() + b"\x00" + jcs(contract)
+    elif scheme == SCHEME_V1:
+        data = jcs(contract)  # the legacy recipe hashed the bare canonical form
+    else:
+        raise ValueError(f"unknown digest scheme {scheme!r}")
+    return f"{scheme}:{hashlib.sha256(data).hexdigest()}"
+
+
+def tool_digest(tool: dict, scheme: str = DEFAULT_SCHEME) -> str:
+    return digest_contract(contract_of(tool, scheme), scheme)
+
+
+def split_digest(digest: str):
+    """``(scheme, hex)`` of a digest string; ``scheme`` is whatever precedes
+    the last colon (None if there is none), known or not."""
+    if not isinstance(digest, str) or ":" not in digest:
+        return None, digest
+    scheme, _, hexpart = digest.rpartition(":")
+    return scheme, hexpart
+
+
+def well_formed(digest: str) -> bool:
+    """A known scheme followed by 64 lowercase hex digits."""
+    scheme, hexpart = split_digest(digest)
+    return scheme in FIELDS and isinstance(hexpart, str) and bool(_HEX.fullmatch(hexpart))
 
 
 def manifest_digest(manifest: dict) -> str:
@@ -41,4 +158,4 @@ def manifest_digest(manifest: dict) -> str:
     for key, name in ENTITY_KEYS.items():
         if isinstance(keyed.get(key), list):
             keyed[key] = {m[name]: m for m in keyed[key]}
-    return _v2(keyed)
+    return digest_contract(keyed, SCHEME_V2)

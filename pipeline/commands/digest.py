@@ -9,15 +9,21 @@ def add_arguments(parser):
 
 
 def run(args) -> int:
-    from pipeline.contract import manifest_digest, tool_digest
+    from pipeline.contract import CanonicalError, manifest_digest, tool_digest
     from pipeline.engine.manifest import read_manifest
+    from pipeline.errors import InputError
 
     manifest = read_manifest(args.manifest)
-    tools = {t["name"]: tool_digest(t) for t in sorted(manifest.get("tools", []), key=lambda t: t["name"])}
+    try:
+        tools = {t["name"]: tool_digest(t)
+                 for t in sorted(manifest.get("tools") or [], key=lambda t: t["name"])}
+        whole = manifest_digest(manifest)
+    except CanonicalError as exc:  # e.g. a number beyond the double range
+        raise InputError(args.manifest, f"cannot canonicalise: {exc}") from None
     if args.format == "json":
         import json
 
-        doc = {"tools": tools, "manifest": manifest_digest(manifest)}
+        doc = {"tools": tools, "manifest": whole}
         sys.stdout.write(json.dumps(doc, indent=2) + "\n")
     else:
         for name, digest in tools.items():

@@ -53,10 +53,11 @@ def diff_server(old, new, changes):
         rule = ("server.surface.scopeNarrowed" if (a, b) == ("public", "private")
                 else "server.field.changed")
         changes.append(Change(rule, None, "/cacheScope", a, b, where="cacheScope"))
-    for key in sorted((old.keys() & new.keys()) - MODELLED):
-        if old[key] != new[key]:
-            changes.append(Change("server.field.changed", None, pointer(key), old[key], new[key],
-                                  where=key))
+    for key in sorted((old.keys() | new.keys()) - MODELLED):
+        a, b = old.get(key, _ABSENT), new.get(key, _ABSENT)
+        if a != b:
+            a, b = (None if a is _ABSENT else a), (None if b is _ABSENT else b)
+            changes.append(Change("server.field.changed", None, pointer(key), a, b, where=key))
 
 
 def _both(old, new, key) -> bool:

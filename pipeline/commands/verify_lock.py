@@ -1,0 +1,70 @@
+"""``mcpdelta verify-lock MANIFEST --lock FILE``: 0 equal, 2 drift, 3 unreadable.
+
+Exit 2 on drift is the gateway's own verify-lock status, so existing CI
+pipelines keep working; unreadable input therefore gets 3, not the CLI's
+usual 2, and a tool pinned under an unknown digest scheme is reported and
+never fails the run.
+"""
+
+import json
+import sys
+
+DRIFT, UNREADABLE = 2, 3
+STATUSES = ("added", "removed", "changed", "unknown_scheme")
+
+
+def add_arguments(parser):
+    parser.add_argument("manifest", metavar="MANIFEST", help="manifest file (- for stdin)")
+    parser.add_argument("--lock", metavar="FILE", default="tool-versions.lock.yaml",
+                        help="lockfile (default: tool-versions.lock.yaml)")
+    parser.add_argument("--format", choices=("text", "json"), default="text")
+
+
+def run(args) -> int:
+    from pipeline.contract import CanonicalError
+    from pipeline.engine.manifest import read_manifest
+    from pipeline.errors import InputError
+    from pipeline import lockfile as L
+
+    try:
+        lock = L.read_lockfile(args.lock)
+        manifest = read_manifest(args.manifest)
+        try:
+            drifts = L.compare(lock, manifest)
+        except CanonicalError as exc:
+            raise InputError(args.manifest, f"cannot canonicalise a tool: {exc}") from None
+    except InputError as exc:
+        print(f"mcpdelta: error: {exc}", file=sys.stderr)
+        return UNREADABLE
+    drifted = [d for d in drifts if d.drifted]
+    code = DRIFT if drifted else 0
+    grade = L.overall_grade(drifted)
+    if args.format == "json":
+        doc = {"format": "mcpdelta.verify-lock/v1", "lockfile": args.lock, "manifest": args.manifest,
+               "generated_for": lock.generated_for, "drift": bool(drifted), "grade": grade,
+               **{s: [d.name for d in drifts if d.status == s] for s in STATUSES},
+               "tools": [d.as_json() for d in drifts if d.status != "unchanged"], "exit_code": code}
+        sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+    else:
+        sys.stdout.write(render_text(drifts, args, grade))
+    return code
+
+
+def render_text(drifts, args, grade) -> str:
+    shown = [d for d in drifts if d.status != "unchanged"]
+    drifted = [d for d in shown if d.drifted]
+    head = f"drift, grade {grade}" if drifted else "no drift"
+    lines = [f"{args.manifest} against {args.lock}: {head} "
+             f"({len(drifts) - len(shown)} unchanged, {len(drifted)} drifted)"]
+    for d in shown:
+        if d.status == "unknown_scheme":
+            lines.append(f"  unknown scheme  {d.name}: {d.note}")
+            continue
+        lines.append(f"  {d.status:<8} {d.name}  grade {d.grade}"
+                     + (f"  (pinned {d.semver})" if d.semver else ""))
+        if d.note:
+            lines.append(f"      {d.note}")
+        if d.status == "changed":
+            for c in d.changes:
+                lines.append(f"      {c.severity:<20} {c.rule}  {c.message}")
+    return "\n".join(lines) + "\n"
