@@ -1,0 +1,160 @@
+"""Benchmark of ``mcpdelta diff``: in-process and whole-process, in one run.
+
+    .venv/bin/python bench/bench_diff.py [--peers]
+
+Reports, for a realistic 20-tool pair and a 500-tool pair (two changed tools
+each): the engine's diff time and load+diff time, each as a ratio to a plain
+``json.loads`` of the same two files; then the whole-process wall time of
+``mcpdelta diff`` on the 20-tool pair against ``python -c pass`` and, with
+``--peers``, against the peer CLI ``mcp-compat`` 0.1.0 (installed into
+``bench/.peers`` on first use). Machines are noisy: read the ratios, which
+compare timings taken in the same run.
+"""
+
+import argparse
+import json
+import os
+import pathlib
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = pathlib.Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(ROOT))
+
+from pipeline.engine import diff  # noqa: E402
+from pipeline.engine.manifest import read_manifest  # noqa: E402
+
+WORDS = ("search list create update delete fetch item record user project issue file "
+         "page note tag query filter sort limit offset owner repo branch commit status").split()
+
+
+def _tool(rnd: random.Random, index: int) -> dict:
+    props = {}
+    for _ in range(rnd.randint(3, 8)):
+        name = f"{rnd.choice(WORDS)}_{rnd.randint(0, 99)}"
+        kind = rnd.choice(["string", "integer", "boolean", "array", "object", "enum"])
+        desc = " ".join(rnd.choice(WORDS) for _ in range(rnd.randint(5, 14))).capitalize() + "."
+        if kind == "enum":
+            prop = {"type": "string", "enum": rnd.sample(WORDS, 4)}
+        elif kind == "array":
+            prop = {"type": "array", "items": {"type": "string", "maxLength": 200}, "maxItems": 50}
+        elif kind == "object":
+            prop = {"type": "object", "properties": {
+                "key": {"type": "string"}, "value": {"type": ["string", "null"]}},
+                "required": ["key"], "additionalProperties": False}
+        elif kind == "integer":
+            prop = {"type": "integer", "minimum": 0, "maximum": 1000, "default": 10}
+        else:
+            prop = {"type": kind}
+        prop["description"] = desc
+        props[name] = prop
+    return {
+        "name": f"{rnd.choice(WORDS)}_{rnd.choice(WORDS)}_{index}",
+        "title": f"Tool {index}",
+        "description": " ".join(rnd.choice(WORDS) for _ in range(rnd.randint(12, 40))).capitalize() + ".",
+        "inputSchema": {"type": "object", "properties": props, "required": sorted(props)[:2],
+                        "additionalProperties": False,
+                        "$schema": "http://json-schema.org/draft-07/schema#"},
+        "annotations": {"readOnlyHint": rnd.random() < 0.5, "openWorldHint": False},
+    }
+
+
+def make_pair(tools: int, seed: int = 42):
+    """Two manifests of ``tools`` tools; the new one changes exactly two."""
+    rnd = random.Random(seed)
+    old = {"protocolVersion": "2025-06-18", "serverInfo": {"name": "bench", "version": "1.0.0"},
+           "capabilities": {"tools": {"listChanged": True}},
+           "tools": [_tool(rnd, i) for i in range(tools)]}
+    new = json.loads(json.dumps(old))
+    first, second = new["tools"][3], new["tools"][tools // 2]
+    victim = sorted(first["inputSchema"]["properties"])[-1]
+    del first["inputSchema"]["properties"][victim]  # a property removed
+    for prop in second["inputSchema"]["properties"].values():
+        if "maximum" in prop:
+            prop["maximum"] = 500  # a bound tightened
+    second["description"] += " Results are cached for 60 seconds."
+    return old, new
+
+
+def _best(fn, repeat: int) -> float:
+    """Median of ``repeat`` timings, seconds."""
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def _wall(cmd, repeat: int) -> float:
+    def run():
+        subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    run()  # warm the page cache
+    return _best(run, repeat)
+
+
+def in_process(folder: pathlib.Path, tools: int, repeat: int) -> dict:
+    old, new = make_pair(tools)
+    a, b = folder / f"old-{tools}.json", folder / f"new-{tools}.json"
+    a.write_text(json.dumps(old, indent=2))
+    b.write_text(json.dumps(new, indent=2))
+    texts = (a.read_text(), b.read_text())
+    docs = (json.loads(texts[0]), json.loads(texts[1]))
+    # the baseline: read and json.loads the same two files
+    parse = _best(lambda: (json.loads(a.read_bytes()), json.loads(b.read_bytes())), repeat)
+    engine = _best(lambda: diff(*docs), repeat)
+    full = _best(lambda: diff(read_manifest(str(a)), read_manifest(str(b))), repeat)
+    changes = len(diff(*docs))
+    return {"tools": tools, "bytes": len(texts[0]) + len(texts[1]), "changes": changes,
+            "parse_ms": parse * 1e3, "diff_ms": engine * 1e3, "load_diff_ms": full * 1e3,
+            "diff_x_parse": engine / parse, "load_diff_x_parse": full / parse,
+            "files": (a, b)}
+
+
+def _peer(install: bool):
+    peers = HERE / ".peers"
+    exe = peers / "bin" / "mcp-compat"
+    if not exe.exists() and install:
+        subprocess.run([sys.executable, "-m", "venv", str(peers)], check=True)
+        subprocess.run([str(peers / "bin" / "pip"), "install", "-q", "mcp-compat==0.1.0"], check=True)
+    return exe if exe.exists() else None
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=30)
+    parser.add_argument("--peers", action="store_true", help="also time mcp-compat 0.1.0")
+    args = parser.parse_args(argv)
+    script = pathlib.Path(sys.executable).with_name("mcpdelta")
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = pathlib.Path(tmp)
+        rows = [in_process(folder, n, args.repeat) for n in (20, 500)]
+        print("in-process (median of %d)" % args.repeat)
+        print(f"{'tools':>6} {'bytes':>9} {'changes':>8} {'json.loads':>11} {'diff':>9} "
+              f"{'x parse':>8} {'load+diff':>10} {'x parse':>8}")
+        for r in rows:
+            print(f"{r['tools']:>6} {r['bytes']:>9} {r['changes']:>8} {r['parse_ms']:>9.2f}ms "
+                  f"{r['diff_ms']:>7.2f}ms {r['diff_x_parse']:>7.2f}x {r['load_diff_ms']:>8.2f}ms "
+                  f"{r['load_diff_x_parse']:>7.2f}x")
+        a, b = rows[0]["files"]
+        repeat = max(10, args.repeat // 2)
+        bare = _wall([sys.executable, "-c", "pass"], repeat)
+        ours = _wall([str(script), "diff", str(a), str(b)], repeat)
+        print(f"\nwhole process, 20-tool pair (median of {repeat})")
+        print(f"  python -c pass      {bare * 1e3:7.1f} ms")
+        print(f"  mcpdelta diff       {ours * 1e3:7.1f} ms  (+{(ours - bare) * 1e3:.1f} ms over a bare interpreter)")
+        peer = _peer(args.peers)
+        if peer is not None:
+            theirs = _wall([str(peer), str(a), str(b)], repeat)
+            print(f"  mcp-compat 0.1.0    {theirs * 1e3:7.1f} ms  (+{(theirs - bare) * 1e3:.1f} ms); "
+                  f"mcpdelta / mcp-compat = {ours / theirs:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
