@@ -30,7 +30,6 @@ FIELDS = {
     SCHEME_V1: ("name", "title", "description", "inputSchema", "outputSchema", "annotations"),
 }
 CONTRACT_FIELDS = FIELDS[SCHEME_V2]
-SCHEMES = tuple(FIELDS)
 
 _HEX = re.compile(r"[0-9a-f]{64}")
 _SAFE = 2**53 - 1
@@ -43,48 +42,60 @@ class CanonicalError(ValueError):
 def jcs(value) -> bytes:
     """RFC 8785 canonical form, with every number an IEEE-754 double.
 
-    Most contracts hold only strings, booleans and small integers; for those
-    the stdlib encoder (in C) with sorted keys writes the very same bytes, so
-    they take that path, and a property test holds it to ``rfc8785``.
-    Everything else goes to ``rfc8785``."""
-    if _plain(value):
-        try:
-            return _PLAIN.encode(value).encode("utf-8")
-        except UnicodeEncodeError:
-            raise CanonicalError("input contains non-UTF-8 codepoints (a lone surrogate)") from None
-    return _rfc8785(value)
+    Contracts are mostly strings, booleans and small integers. For those the
+    stdlib encoder (in C) with sorted keys writes the very same bytes, so
+    ``_fast`` prepares such values for it; anything it is not sure of goes to
+    ``rfc8785``. A property test holds the two paths to each other."""
+    try:
+        prepared = _fast(value)
+    except (_Slow, OverflowError):
+        return _rfc8785(value)
+    try:
+        return _PLAIN.encode(prepared).encode("utf-8")
+    except UnicodeEncodeError:
+        raise CanonicalError("input contains non-UTF-8 codepoints (a lone surrogate)") from None
 
 
 _PLAIN = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=True,
                           check_circular=False)
 
 
-def _plain(value) -> bool:
-    """True when the stdlib's output is already canonical: no floats (RFC 8785
-    prints numbers the ECMAScript way, not Python's repr), no integers past
-    2^53, string keys only, and no key outside the BMP (the one place where
-    UTF-16 order, which RFC 8785 sorts by, differs from code point order)."""
-    stack = [value]
-    pop, push = stack.pop, stack.append
-    while stack:
-        node = pop()
-        kind = type(node)
-        if kind is str or kind is bool or node is None:
-            continue
-        if kind is int:
-            if -_SAFE <= node <= _SAFE:
-                continue
-            return False
-        if kind is dict:
-            for key, item in node.items():
-                if type(key) is not str or (key and max(key) > "\uffff"):
-                    return False
-                push(item)
-        elif kind is list:
-            stack.extend(node)
-        else:
-            return False  # floats, tuples, anything else: the library decides
-    return True
+class _Slow(Exception):
+    """This value needs the library."""
+
+
+def _fast(node):
+    """A copy the stdlib prints canonically, or ``_Slow``. Python's float repr
+    and ECMAScript's agree for non-integral doubles in [1e-4, 1e16); integral
+    doubles print as integers; integers past 2^53 print as their nearest
+    double does. UTF-16 key order (RFC 8785's) differs from Python's code
+    point order only for keys outside the BMP."""
+    kind = type(node)
+    if kind is str or kind is bool or node is None:
+        return node
+    if kind is int:
+        if -_SAFE <= node <= _SAFE:
+            return node
+        double = float(node)  # OverflowError past ~1.8e308: JSON.parse gives Infinity
+        if abs(double) < 1e21:  # ECMAScript prints it as digits padded with zeros: an integer
+            return int(_rfc8785(double))
+        raise _Slow
+    if kind is float:
+        if node.is_integer() and abs(node) <= _SAFE:
+            return int(node)  # 1.0 and -0.0 print as 1 and 0
+        if 1e-4 <= abs(node) < 1e16 and not node.is_integer():
+            return node
+        raise _Slow
+    if kind is dict:
+        out = {}
+        for key, item in node.items():
+            if type(key) is not str or (key and max(key) > "\uffff"):
+                raise _Slow
+            out[key] = _fast(item)
+        return out
+    if kind is list:
+        return [_fast(item) for item in node]
+    raise _Slow  # tuples, subclasses, anything else: the library decides
 
 
 def _rfc8785(value) -> bytes:

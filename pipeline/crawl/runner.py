@@ -118,12 +118,15 @@ async def capture_target(t: Target, limits: Limits, cache: PackageCache | None,
             delay = min(limits.max_backoff_s, limits.backoff_s * 2 ** (state.attempt_number - 1))
             if getattr(exc, "retry_after", None) is not None:
                 delay = min(exc.retry_after, limits.max_retry_after_s)
-            rec.warnings.append(f"attempt {state.attempt_number}: {exc.kind}: {exc.message}; "
-                                f"retried after {delay:g}s")
             return delay
 
+        def note_retry(state) -> None:  # called only when a retry will happen
+            exc = state.outcome.exception()
+            rec.warnings.append(f"attempt {state.attempt_number}: {exc.kind}: {exc.message}; "
+                                f"retried after {state.next_action.sleep:g}s")
+
         retrying = AsyncRetrying(retry=retry_if_exception(_is_transient), stop=stop_after_attempt(limits.retries + 1),
-                                 wait=wait, reraise=True)
+                                 wait=wait, before_sleep=note_retry, reraise=True)
         try:
             async with asyncio.timeout(limits.total_timeout_s):
                 async for attempt in retrying:
@@ -139,6 +142,7 @@ async def capture_target(t: Target, limits: Limits, cache: PackageCache | None,
             raise CrawlError("timeout", f"total time limit of {limits.total_timeout_s:g}s reached") from None
         rec.ok = True
         rec.protocol = notes.protocol
+        rec.offered_protocol = notes.offered_protocol
         rec.manifest = _scrub(manifest, secrets) if secrets else manifest
         if not t.version:
             info = manifest.get("serverInfo")

@@ -35,6 +35,7 @@ class Notes:
     protocol: str | None = None
     truncated: list[str] = field(default_factory=list)   # lists that stopped early
     rejected: list[str] = field(default_factory=list)    # list methods the server refused
+    supported_versions: list[str] | None = None          # from an "unsupported version" error
 
 
 class Session:
@@ -62,7 +63,18 @@ class Session:
         try:
             result = await self.call("initialize", params, self.limits.start_timeout_s)
         except jsonrpc.RpcError as exc:
-            raise CrawlError("protocol_error", f"the server refused initialize: {exc}") from None
+            # "Unsupported protocol version" with data.supported: try once with the newest of those
+            data = exc.error.get("data") if isinstance(exc.error, dict) else None
+            supported = data.get("supported") if isinstance(data, dict) else None
+            if not (isinstance(supported, list) and supported and all(isinstance(v, str) for v in supported)):
+                raise CrawlError("protocol_error", f"the server refused initialize: {exc}") from None
+            notes.supported_versions = supported
+            notes.offered_protocol = max(supported)
+            params["protocolVersion"] = notes.offered_protocol
+            try:
+                result = await self.call("initialize", params, self.limits.start_timeout_s)
+            except jsonrpc.RpcError as again:
+                raise CrawlError("protocol_error", f"the server refused initialize: {again}") from None
         version = result.get("protocolVersion")
         notes.protocol = version if isinstance(version, str) else None
         if hasattr(self.transport, "protocol_version") and notes.protocol:
@@ -104,6 +116,8 @@ async def capture(transport, limits: Limits) -> tuple[dict, Notes]:
                          transient=transport.remote) from None
     init = await session.initialize(notes)
     manifest = dict(init)
+    if notes.supported_versions and "supportedVersions" not in manifest:
+        manifest["supportedVersions"] = notes.supported_versions
     await transport.notify(jsonrpc.notification("notifications/initialized"))
     capabilities = init.get("capabilities")
     capabilities = capabilities if isinstance(capabilities, dict) else {}

@@ -81,7 +81,15 @@ class StdioTransport:
                     await asyncio.wait_for(proc.wait(), wait)
                 except (asyncio.TimeoutError, TimeoutError):
                     pass
+        else:  # SIGKILL was sent: give the kernel a moment to finish the group off
+            for _ in range(50):
+                if not _group_running(proc.pid):
+                    break
+                await asyncio.sleep(0.02)
         await proc.wait()
+        transport = getattr(proc, "_transport", None)
+        if transport is not None:  # release the pipes now, not at garbage collection
+            transport.close()
         if self._stderr_task:
             try:
                 await asyncio.wait_for(self._stderr_task, 1.0)
@@ -103,6 +111,11 @@ class StdioTransport:
             await asyncio.wait_for(self.proc.wait(), 1.0)
         except (asyncio.TimeoutError, TimeoutError):
             pass
+        if self._stderr_task is not None and self.proc.returncode is not None:
+            try:  # let the last stderr lines arrive
+                await asyncio.wait_for(asyncio.shield(self._stderr_task), 0.5)
+            except (asyncio.TimeoutError, TimeoutError):
+                pass
         status = self.proc.returncode
         what = f"exited with status {status}" if status is not None else "closed its output"
         last = self.stderr_tail().strip().splitlines()[-1:] or [""]
@@ -139,3 +152,24 @@ class StdioTransport:
                 if jsonrpc.is_server_request(item):
                     await self._write(jsonrpc.answer_server_request(item))
                 # notifications (logging, list_changed) and stray responses: skip
+
+
+def _group_running(pgid: int) -> bool:
+    """Does any non-zombie process remain in the group? (Linux /proc; else: signal 0)"""
+    try:
+        os.killpg(pgid, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    if not os.path.isdir("/proc"):
+        return True
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            return True
+    return False

@@ -74,14 +74,12 @@ def _arguments(old_list, new_list, prompt, base, changes):
             continue
         if a == b:
             continue
+        # required false and absent are one contract, two spellings
         was, now = a.get("required") is True, b.get("required") is True
         if was != now:
             rule = "prompt.argument.nowRequired" if now else "prompt.argument.nowOptional"
             changes.append(Change(rule, prompt, path + pointer("required"),
                                   _get(a, "required"), _get(b, "required"), where=arg))
-        elif _differs(a, b, "required"):  # false <-> absent: the same contract, other spelling
-            changes.append(Change("prompt.field.changed", prompt, path + pointer("required"),
-                                  _get(a, "required"), _get(b, "required"), where=f"{arg}/required"))
         for key in ("description", "title"):
             _prose("prompt.argument.description.changed", a, b, key, prompt, path + pointer(key),
                    changes, where=arg, label=key)

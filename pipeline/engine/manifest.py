@@ -57,6 +57,13 @@ def _reject_constant(name):
     raise ValueError(f"{name} is not valid JSON")
 
 
+def _finite_float(text):
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise ValueError(f"number {text} is out of range")
+    return value
+
+
 def parse_manifest(data, source: str = "<manifest>", max_bytes: int = DEFAULT_MAX_BYTES,
                    max_depth: int = DEFAULT_MAX_DEPTH) -> dict:
     """Parse bytes or text into a validated manifest."""
@@ -72,7 +79,7 @@ def parse_manifest(data, source: str = "<manifest>", max_bytes: int = DEFAULT_MA
     else:
         text = data
     try:
-        doc = json.loads(text, parse_constant=_reject_constant)
+        doc = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
     except json.JSONDecodeError as exc:
         raise InputError(source, f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
     except ValueError as exc:

@@ -184,10 +184,10 @@ def _orderless(w, old, new, rel):
             w.emit("constraint.changed", rel + (key,), a, b, detail=key)
 
 
-LOWER_BOUNDS = ("minLength", "minimum", "exclusiveMinimum", "minItems", "minProperties",
-                "minContains")
-UPPER_BOUNDS = ("maxLength", "maximum", "exclusiveMaximum", "maxItems", "maxProperties",
-                "maxContains")
+LOWER_BOUNDS = ("minLength", "minItems", "minProperties", "minContains")
+UPPER_BOUNDS = ("maxLength", "maxItems", "maxProperties", "maxContains")
+# (inclusive, exclusive, is a lower bound): one numeric bound, spelled either way
+NUMERIC_BOUNDS = (("minimum", "exclusiveMinimum", True), ("maximum", "exclusiveMaximum", False))
 
 
 def _bounds(w, old, new, rel):
@@ -196,15 +196,51 @@ def _bounds(w, old, new, rel):
         if a == b or (a is not MISSING and not _is_number(a)) or (
                 b is not MISSING and not _is_number(b)):
             continue
-        lower = key in LOWER_BOUNDS
-        if a is MISSING:
-            inward = True
-        elif b is MISSING:
-            inward = False
+        if a is MISSING or b is MISSING:
+            inward = a is MISSING
         else:
-            inward = (b > a) if lower else (b < a)
+            inward = (b > a) if key in LOWER_BOUNDS else (b < a)
         w.emit("constraint.tightened" if inward else "constraint.loosened", rel + (key,), a, b,
                detail=key)
+    for inclusive, exclusive, lower in NUMERIC_BOUNDS:
+        _numeric_bound(w, old, new, rel, inclusive, exclusive, lower)
+
+
+def _effective(node, inclusive, exclusive, lower):
+    """The binding (value, is exclusive, keyword) of a numeric bound, None if
+    unbounded, False if the walk cannot read it (left to the net)."""
+    found = []
+    for key, strict in ((inclusive, False), (exclusive, True)):
+        if key in node:
+            if not _is_number(node[key]):
+                return False
+            found.append((node[key], strict, key))
+    if not found:
+        return None
+    # the tighter one binds: for a lower bound the larger value, exclusive on a tie
+    return max(found, key=lambda f: (f[0], f[1])) if lower else min(found, key=lambda f: (f[0], not f[1]))
+
+
+def _numeric_bound(w, old, new, rel, inclusive, exclusive, lower):
+    a = _effective(old, inclusive, exclusive, lower)
+    b = _effective(new, inclusive, exclusive, lower)
+    if a is False or b is False or (a is None and b is None):
+        return
+    if a is not None and b is not None and (a[0], a[1]) == (b[0], b[1]):
+        if (old.get(inclusive), old.get(exclusive)) != (new.get(inclusive), new.get(exclusive)):
+            w.claims += [rel + (inclusive,), rel + (exclusive,)]  # the same bound, respelled
+        return
+    if a is None or b is None:
+        inward = a is None
+    elif lower:
+        inward = b[0] > a[0] or (b[0] == a[0] and b[1])
+    else:
+        inward = b[0] < a[0] or (b[0] == a[0] and b[1])
+    key = (b or a)[2]
+    w.claims += [rel + (inclusive,), rel + (exclusive,)]
+    w.emit("constraint.tightened" if inward else "constraint.loosened", rel + (key,),
+           MISSING if a is None else {a[2]: a[0]}, MISSING if b is None else {b[2]: b[0]},
+           detail=key)
 
 
 def _unique_items(w, old, new, rel):
@@ -302,29 +338,32 @@ def _prefix_items(w, old, new, rel):
 
 
 def _combinators(w, old, new, rel):
-    """allOf: a branch added tightens. anyOf: a branch removed tightens. A
-    oneOf branch set that moved is not orderable. One branch swapped for one
-    other is compared inside, walk and net both."""
+    """allOf: a branch added tightens. anyOf: a branch removed tightens. One
+    branch swapped for one other is compared inside, walk and net both. A
+    oneOf branch set that moved is not orderable (a loosened branch can make a
+    value match two branches), unless the swap only touched prose."""
     for key in ("allOf", "anyOf", "oneOf"):
         a, b = old.get(key, MISSING), new.get(key, MISSING)
         path = rel + (key,)
         if a == b or (a is not MISSING and not isinstance(a, list)) or (
                 b is not MISSING and not isinstance(b, list)):
             continue
-        if key == "oneOf":
-            w.emit("constraint.changed", path, a, b, detail="oneOf")
-            continue
         if a is MISSING or b is MISSING:
             # the keyword itself appeared (a new requirement) or went away
-            w.emit("constraint.tightened" if a is MISSING else "constraint.loosened",
-                   path, a, b, detail=key)
+            kind = "constraint.tightened" if a is MISSING else "constraint.loosened"
+            w.emit("constraint.changed" if key == "oneOf" else kind, path, a, b, detail=key)
             continue
         have = {canonical(x) for x in b}
         had = {canonical(x) for x in a}
         removed = [x for x in a if canonical(x) not in have]
         added = [x for x in b if canonical(x) not in had]
         if len(removed) == 1 and len(added) == 1:
+            first = len(w.changes)
             w.compare(removed[0], added[0], path + (b.index(added[0]),))
+            if key == "oneOf" and any(not c.rule.endswith(PROSE_ONLY) for c in w.changes[first:]):
+                w.emit("constraint.changed", path, a, b, detail="oneOf")
+        elif key == "oneOf":
+            w.emit("constraint.changed", path, a, b, detail="oneOf")
         else:
             grow = "constraint.tightened" if key == "allOf" else "constraint.loosened"
             shrink = "constraint.loosened" if key == "allOf" else "constraint.tightened"
@@ -333,6 +372,9 @@ def _combinators(w, old, new, rel):
             for branch in removed:
                 w.emit(shrink, path, branch, MISSING, detail=f"{key} branch removed")
         w.claims.append(path)
+
+
+PROSE_ONLY = (".description.changed",)
 
 
 def _default(w, old, new, rel):
@@ -370,7 +412,7 @@ HANDLERS = (
     (_type, {"type"}),
     (_enum, {"enum"}),
     (_orderless, set(ORDERLESS)),
-    (_bounds, set(LOWER_BOUNDS + UPPER_BOUNDS)),
+    (_bounds, set(LOWER_BOUNDS + UPPER_BOUNDS) | {k for b in NUMERIC_BOUNDS for k in b[:2]}),
     (_unique_items, {"uniqueItems"}),
     (_object_members, {"properties", "required"}),
     (_openness("additionalProperties"), {"additionalProperties"}),

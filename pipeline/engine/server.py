@@ -18,12 +18,13 @@ def _initialized(manifest) -> bool:
 
 
 def diff_server(old, new, changes):
-    for side, manifest in (("old", old), ("new", new)):
-        cursor = manifest.get("nextCursor")
-        if cursor is not None:
-            changes.append(Change("server.manifest.truncated", None, "/nextCursor",
-                                  old.get("nextCursor"), new.get("nextCursor"),
-                                  where=side, detail=repr(cursor)))
+    truncated = [side for side, m in (("old", old), ("new", new)) if m.get("nextCursor") is not None]
+    if truncated:  # unsound even against itself: the rest of the list was never seen
+        a, b = old.get("nextCursor"), new.get("nextCursor")
+        changes.append(Change("server.manifest.truncated", None, "/nextCursor", a, b,
+                              where=" and ".join(truncated),
+                              detail=" / ".join(repr(m.get("nextCursor")) for m in (old, new)
+                                                if m.get("nextCursor") is not None)))
     if _both(old, new, "protocolVersion") and old["protocolVersion"] != new["protocolVersion"]:
         changes.append(Change("server.protocolVersion.changed", None, "/protocolVersion",
                               old["protocolVersion"], new["protocolVersion"]))
@@ -89,8 +90,7 @@ def _capabilities(old, new, changes):
             changes.append(Change("server.capability.changed", None, "/capabilities", old, new,
                                   where="capabilities"))
         return
-    old_ext = old.get("extensions") if isinstance(old.get("extensions"), dict) else None
-    new_ext = new.get("extensions") if isinstance(new.get("extensions"), dict) else None
+    old_ext, new_ext = _extensions(old), _extensions(new)
     for key in sorted(old.keys() | new.keys()):
         if key == "extensions" and old_ext is not None and new_ext is not None:
             continue
@@ -99,6 +99,13 @@ def _capabilities(old, new, changes):
         for key in sorted(old_ext.keys() | new_ext.keys()):
             _member("server.extension", pointer("capabilities", "extensions", key), key,
                     old_ext, new_ext, changes)
+
+
+def _extensions(capabilities):
+    """The advertised extensions by id: absent is none, a non-object is
+    unreadable (None: reported as a capability change)."""
+    value = capabilities.get("extensions", {})
+    return value if isinstance(value, dict) else None
 
 
 def _member(kind, path, key, old, new, changes):

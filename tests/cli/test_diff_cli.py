@@ -108,6 +108,7 @@ BAD_INPUTS = {
                   "nesting deeper than the limit of 256"),
     "very_deep.json": (b"[" * 100000 + b"]" * 100000, "nesting deeper"),
     "nan.json": (b'{"tools": [], "x": NaN}', "invalid JSON"),
+    "huge_number.json": (b'{"tools": [], "x": 1e400}', "number 1e400 is out of range"),
 }
 
 

@@ -117,17 +117,37 @@ def demo_crawl(tmp_path_factory):
     return rc, out
 
 
+# Servers inherit the environment: this marker tells this run's processes from
+# those of any other test run on the machine.
+RUN_MARK = f"MCPDELTA_CRAWL_TEST_RUN={os.getpid()}".encode()
+os.environ["MCPDELTA_CRAWL_TEST_RUN"] = str(os.getpid())
+
+
+def crawler_processes() -> list[str]:
+    """Processes of this test run still running, or never reaped, except the session servers."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as fh:
+                state, ppid = fh.read().rsplit(")", 1)[1].split()[:2]
+            with open(f"/proc/{entry}/cmdline", "rb") as fh:
+                cmd = fh.read().replace(b"\0", b" ").decode("utf-8", "replace")
+            with open(f"/proc/{entry}/environ", "rb") as fh:
+                ours = RUN_MARK in fh.read().split(b"\0")
+        except OSError:
+            continue
+        if "fault_http.py" in cmd or "streamable-http" in cmd:
+            continue  # the session-scoped HTTP servers
+        if (ours and state != "Z") or (state == "Z" and int(ppid) == os.getpid()):
+            found.append(f"{entry} state={state} ppid={ppid}: {cmd[:120]}")
+    return found
+
+
 @pytest.fixture
 def no_leftovers():
-    """Children of this test process after the test must be the same as before."""
-    def children():
-        try:
-            with open(f"/proc/{os.getpid()}/task/{os.getpid()}/children") as fh:
-                return set(map(int, fh.read().split()))
-        except FileNotFoundError:
-            return set()
-
-    before = children()
+    """After the test, no server the crawler started may still run, nor be left unreaped."""
     yield
-    leftover = [pid for pid in children() - before if alive(pid) or True]
-    assert not leftover, f"child processes left behind: {leftover}"
+    left = crawler_processes()
+    assert not left, f"processes left behind: {left}"

@@ -88,8 +88,9 @@ def manifests(draw):
         manifest["serverInfo"] = {"name": "demo", "version": draw(st.sampled_from(["1.0.0", "1.1.0"]))}
         manifest["instructions"] = draw(TEXT)
     if draw(st.booleans()):
-        manifest["prompts"] = [{"name": "summarise", "arguments": [
-            {"name": "topic", "required": draw(st.booleans())}]}]
+        # required is spelled true or left out: false and absent are one contract
+        argument = {"name": "topic", "required": True} if draw(st.booleans()) else {"name": "topic"}
+        manifest["prompts"] = [{"name": "summarise", "arguments": [argument]}]
     return manifest
 
 

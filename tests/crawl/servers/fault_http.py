@@ -14,7 +14,6 @@ GET  /stats?key=K   what the server saw for key K (JSON)
 
 import json
 import queue
-import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlparse

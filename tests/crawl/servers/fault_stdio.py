@@ -5,7 +5,7 @@
 Modes: ok (fidelity: unknown keys, _meta, odd types, 3 honest pages),
 hang, hang-stubborn (ignores SIGTERM and stdin EOF), exit-early,
 partial-line, crash-mid-list, garbage, huge, flood, cycle, endless,
-reject-prompts, init-error, echo-secret.
+reject-prompts, init-error, echo-secret, leak-crash, old-only.
 With PIDFILE set, the server writes its pid and a child's pid there.
 """
 
@@ -16,7 +16,7 @@ import subprocess
 import sys
 import time
 
-MODE = sys.argv[1]
+MODE = sys.argv[1] if __name__ == "__main__" else "ok"
 
 
 def send(obj):
@@ -65,9 +65,18 @@ def handle(msg):
     if "id" not in msg:
         return
     if method == "initialize":
+        if MODE == "old-only" and msg["params"]["protocolVersion"] != "2025-03-26":
+            send({"jsonrpc": "2.0", "id": msg["id"], "error": {
+                "code": -32602, "message": "Unsupported protocol version",
+                "data": {"supported": ["2024-11-05", "2025-03-26"], "requested": msg["params"]["protocolVersion"]}}})
+            return
         if MODE == "init-error":
             send({"jsonrpc": "2.0", "id": msg["id"], "error": {"code": -32602, "message": "Unsupported protocol version"}})
             return
+        if MODE == "leak-crash":
+            sys.stderr.write(f"auth failed with token={os.environ.get('FAULT_TOKEN')}\n")
+            sys.stderr.flush()
+            os._exit(2)
         if MODE == "garbage":
             sys.stdout.write("Server starting... hello there\n")
             sys.stdout.flush()

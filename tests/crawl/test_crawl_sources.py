@@ -1,0 +1,211 @@
+"""servers.yaml, registry server.json, the CLI and offline version sweeps."""
+
+import json
+import stat
+import sys
+from pathlib import Path
+
+import pytest
+
+from pipeline.cli import main
+from pipeline.crawl.packages import check_selector, select
+from pipeline.crawl.servers import load
+
+from .conftest import FAULT_STDIO, run_crawl
+
+
+def write(path: Path, text: str) -> Path:
+    path.write_text(text)
+    return path
+
+
+def test_servers_yaml_layout(tmp_path):
+    f = write(tmp_path / "servers.yaml", """
+servers:
+  - id: local
+    command: python
+    args: ["-m", "notes"]
+    env: {TOKEN: "${TOKEN}"}
+    cwd: sub
+  - id: remote
+    url: https://example.invalid/mcp
+    headers: {Authorization: "Bearer ${T}"}
+  - id: multi
+    command: ./bin/server
+    args: ["--version", "{version}"]
+    versions: ["1.0.0", "2.0.0"]
+  - id: memory
+    package: {registry: npm, name: "@modelcontextprotocol/server-memory", versions: "last 3"}
+limits: {timeout_s: 7, concurrency: 3}
+""")
+    targets, limits = load(f)
+    by = {(t.id, t.version): t for t in targets}
+    local = by[("local", None)]
+    assert local.cwd == str(tmp_path / "sub") and local.env == {"TOKEN": "${TOKEN}"}  # not expanded yet
+    assert by[("remote", None)].transport == "streamable-http"
+    assert by[("multi", "2.0.0")].args == ["--version", "2.0.0"]
+    assert by[("multi", "1.0.0")].command == str(tmp_path / "bin" / "server")
+    assert by[("multi", "1.0.0")].cwd == str(tmp_path)  # the servers file's folder by default
+    assert by[("memory", None)].package.versions == "last 3"
+    assert limits.request_timeout_s == 7 and limits.start_timeout_s == 7 and limits.concurrency == 3
+
+
+@pytest.mark.parametrize("text, words", [
+    ("servers: 3", "servers"),
+    ("servers:\n  - command: x", "missing 'id'"),
+    ("servers:\n  - {id: a, command: x, transport: carrier-pigeon}", "transport"),
+    ("servers:\n  - {id: a, transport: sse}", "url"),
+    ("servers:\n  - {id: a, command: x}\n  - {id: a, command: y}", "duplicate"),
+    ("servers:\n  - {id: a, command: x, colour: red}", "unknown key"),
+    ("servers:\n  - {id: a, package: {registry: cargo, name: x}}", "npm or pypi"),
+    ("servers:\n  - {id: a, package: {registry: npm, name: x, versions: 'most of them'}}", "cannot read"),
+    ("servers: [\n", "not valid YAML"),
+    ("servers: []\nlimits: {timeout_s: soon}", "limits.timeout_s"),
+])
+def test_bad_servers_file_is_one_line_exit_2(tmp_path, capsys, text, words):
+    f = write(tmp_path / "servers.yaml", text)
+    rc = main(["crawl", "--servers", str(f), "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err.strip()
+    assert rc == 2
+    assert len(err.splitlines()) == 1 and str(f) in err and words in err, err
+
+
+def test_missing_servers_file_exit_2(tmp_path, capsys):
+    rc = main(["crawl", "--servers", str(tmp_path / "nope.yaml"), "--out", str(tmp_path / "out")])
+    assert rc == 2 and "nope.yaml" in capsys.readouterr().err
+
+
+def test_cli_crawl_exits_0_with_failed_servers(tmp_path, capsys):
+    f = write(tmp_path / "servers.yaml", f"""
+servers:
+  - {{id: good, command: "{{python}}", args: ["{FAULT_STDIO}", ok]}}
+  - {{id: bad, command: "{{python}}", args: ["{FAULT_STDIO}", garbage]}}
+""")
+    rc = main(["crawl", "--servers", str(f), "--out", str(tmp_path / "out")])
+    captured = capsys.readouterr()
+    assert rc == 0
+    assert "1 ok, 1 failed" in captured.out
+    assert "bad" in captured.err and "protocol_error" in captured.err
+    rows = [json.loads(x) for x in (tmp_path / "out" / "crawl-log.jsonl").read_text().splitlines()]
+    assert sorted((r["id"], r["ok"]) for r in rows) == [("bad", False), ("good", True)]
+    assert (tmp_path / "out" / "good" / "9.9.9.json").exists()
+    assert not list((tmp_path / "out").rglob("*.tmp"))
+
+
+REGISTRY_DOC = {
+    "$schema": "https://static.modelcontextprotocol.io/schemas/2025-10-17/server.schema.json",
+    "name": "io.github.example/weather",
+    "version": "1.2.0",
+    "packages": [
+        {"registryType": "npm", "identifier": "@example/weather-mcp", "version": "1.2.0",
+         "transport": {"type": "stdio"},
+         "packageArguments": [{"type": "positional", "value": "serve"},
+                              {"type": "named", "name": "--units", "value": "metric"}],
+         "environmentVariables": [{"name": "WEATHER_KEY", "isRequired": True, "isSecret": True},
+                                  {"name": "LOG", "default": "info"}]},
+        {"registryType": "oci", "identifier": "docker.io/example/weather", "version": "1.2.0",
+         "transport": {"type": "stdio"}},
+    ],
+    "remotes": [{"type": "streamable-http", "url": "https://weather.example/mcp",
+                 "headers": [{"name": "X-Api-Key", "isRequired": True, "isSecret": True}]}],
+}
+
+
+def test_registry_server_json_becomes_targets(tmp_path):
+    targets, _ = load(write(tmp_path / "server.json", json.dumps(REGISTRY_DOC)))
+    npm, oci, remote = targets
+    assert npm.package.registry == "npm" and npm.package.name == "@example/weather-mcp"
+    assert npm.package.versions == ["1.2.0"] and npm.version == "1.2.0"
+    assert npm.args == ["serve", "--units", "metric"]
+    assert npm.env == {"WEATHER_KEY": "${WEATHER_KEY}", "LOG": "info"}
+    assert oci.problem and "oci" in oci.problem
+    assert remote.transport == "streamable-http" and remote.headers == {"X-Api-Key": "${X_API_KEY}"}
+    assert len({t.id for t in targets}) == 3 and all(t.id.startswith("io.github.example__weather") for t in targets)
+
+
+def test_registry_api_answer_is_accepted(tmp_path):
+    doc = {"servers": [{"server": REGISTRY_DOC, "_meta": {"io.modelcontextprotocol.registry/official": {}}}]}
+    targets, _ = load(write(tmp_path / "servers.json", json.dumps(doc)))
+    assert len(targets) == 3
+
+
+def test_unsupported_registry_package_is_a_row(tmp_path):
+    doc = dict(REGISTRY_DOC, packages=REGISTRY_DOC["packages"][1:], remotes=[])
+    targets, _ = load(write(tmp_path / "server.json", json.dumps(doc)))
+    rec, = run_crawl(targets, tmp_path / "out")
+    assert rec.error_kind == "bad_target" and "oci" in rec.error
+
+
+def test_version_selectors():
+    published = ["0.5.0", "0.6.0", "0.6.2", "1.0.0-rc.1", "1.0.0", "2025.4.25", "0.10.0"]
+    assert select(published, "last 2") == ["1.0.0", "2025.4.25"]
+    assert select(published, ">=0.6") == ["0.6.0", "0.6.2", "0.10.0", "1.0.0", "2025.4.25"]
+    assert select(published, ">=0.6, <1") == ["0.6.0", "0.6.2", "0.10.0"]
+    assert select(published, "latest") == ["2025.4.25"]
+    assert select(published, ["1.0.0-rc.1"]) == ["1.0.0-rc.1"]
+    assert select(["1.0", "1.1rc1", "1.1"], "last 5") == ["1.0", "1.1"]
+    assert check_selector("whatever") and not check_selector("last 5") and not check_selector(">=0.3.0")
+
+
+def _fake_cached_package(cache: Path, versions: list[str]) -> None:
+    """A cache as a previous online sweep leaves it: versions.json + one install per version."""
+    root = cache / "npm" / "fake-mcp"
+    root.mkdir(parents=True)
+    (root / "versions.json").write_text(json.dumps({v: f"2025-01-0{i + 1}T00:00:00Z" for i, v in enumerate(versions)}))
+    for v in versions:
+        d = root / v / "node_modules" / ".bin"
+        d.mkdir(parents=True)
+        script = d / "fake-mcp"
+        script.write_text(f"#!/bin/sh\nexec {sys.executable} {FAULT_STDIO} ok\n")
+        script.chmod(script.stat().st_mode | stat.S_IEXEC)
+        (root / v / "install.json").write_text(json.dumps(
+            {"argv": ["node_modules/.bin/fake-mcp"], "published_at": f"2025-01-0{versions.index(v) + 1}T00:00:00Z"}))
+
+
+def test_offline_sweep_from_the_cache(tmp_path):
+    cache = tmp_path / "cache"
+    _fake_cached_package(cache, ["1.0.0", "1.1.0", "2.0.0"])
+    f = write(tmp_path / "servers.yaml", """
+servers:
+  - id: fake
+    package: {registry: npm, name: fake-mcp, versions: "last 2"}
+  - id: missing
+    package: {registry: npm, name: fake-mcp, versions: ["9.9.9"]}
+""")
+    targets, _ = load(f)
+    records = run_crawl(targets, tmp_path / "out", cache_dir=cache, offline=True)
+    by = {(r.id, r.version): r for r in records}
+    assert set(by) == {("fake", "1.1.0"), ("fake", "2.0.0"), ("missing", "9.9.9")}
+    assert by[("fake", "2.0.0")].ok and by[("fake", "2.0.0")].published_at == "2025-01-03T00:00:00Z"
+    # the package version names the file, not serverInfo.version (9.9.9)
+    assert (tmp_path / "out" / "fake" / "2.0.0.json").exists()
+    assert by[("missing", "9.9.9")].error_kind == "install_failed"
+
+
+def test_offline_sweep_without_cache_is_a_row(tmp_path):
+    f = write(tmp_path / "servers.yaml",
+              "servers:\n  - {id: x, package: {registry: pypi, name: not-cached-pkg, versions: 'last 3'}}\n")
+    targets, _ = load(f)
+    rec, = run_crawl(targets, tmp_path / "out", cache_dir=tmp_path / "empty", offline=True)
+    assert rec.error_kind == "version_lookup" and "not-cached-pkg" in rec.error
+
+
+@pytest.mark.slow
+def test_real_npm_and_pypi_sweeps(tmp_path):
+    """Installs published servers from npm and PyPI (network) and crawls them."""
+    f = write(tmp_path / "servers.yaml", """
+servers:
+  - id: server-memory
+    package: {registry: npm, name: "@modelcontextprotocol/server-memory", versions: "last 2"}
+  - id: server-time
+    package: {registry: pypi, name: mcp-server-time, versions: "latest"}
+limits: {timeout_s: 60, concurrency: 2}
+""")
+    targets, limits = load(f)
+    records = run_crawl(targets, tmp_path / "out", limits, cache_dir=tmp_path / "cache", offline=False)
+    assert len(records) == 3 and all(r.ok for r in records), [(r.id, r.error) for r in records]
+    for r in records:
+        assert r.published_at and r.manifest["tools"]
+    # a second run needs no network: everything is in the cache
+    again = run_crawl(targets, tmp_path / "out2", limits, cache_dir=tmp_path / "cache", offline=True)
+    assert sorted((r.id, r.version) for r in again) == sorted((r.id, r.version) for r in records)

@@ -1,0 +1,165 @@
+"""stdio captures against hand-written raw JSON-RPC servers: fidelity and faults."""
+
+import json
+
+import pytest
+
+from .conftest import alive, fast_limits, only, run_crawl, stdio_target
+
+pytestmark = pytest.mark.usefixtures("no_leftovers")
+
+
+def test_fidelity_keeps_every_key_and_follows_pages(tmp_path):
+    rec = only(run_crawl([stdio_target("ok")], tmp_path))
+    assert rec.ok and rec.error_kind is None, rec
+    assert rec.version == "9.9.9"  # serverInfo.version names the file
+    written = json.loads((tmp_path / "fault-ok" / "9.9.9.json").read_text())
+    assert written == rec.manifest
+    assert rec.path == "fault-ok/9.9.9.json"
+    # the initialize answer as sent, unknown keys and _meta included
+    for key in ("_meta", "x-top-level", "instructions", "capabilities", "serverInfo"):
+        assert key in written, key
+    assert written["x-top-level"] == [1, {"two": 2}]
+    assert written["serverInfo"]["x-build"] == 42
+    assert written["capabilities"]["x-experimental"] == {"a": 1}
+    assert written["protocolVersion"] == "2025-06-18"
+    # three pages joined, in order, objects untouched
+    tools = written["tools"]
+    assert [t["name"] for t in tools] == ["alpha", "beta", "gamma"]
+    from .servers import fault_stdio
+
+    assert tools[0] == fault_stdio.TOOL_A  # unknown keys, _meta, None title, odd types
+    assert tools[1]["outputSchema"]["properties"]["n"]["maximum"] == 18446744073709551615
+    assert tools[1]["execution"] == {"taskSupport": "optional"}
+    assert tools[2]["description"] == "ünïcode ✓ \u2028"
+    assert written["prompts"][0]["arguments"][0]["x-extra"] == 1
+    assert written["resources"][0]["_meta"] == {"size": 3}
+    assert written["resourceTemplates"][0]["uriTemplate"] == "file:///{p}"
+    assert written["nextCursor"] is None
+    assert rec.offered_protocol == "2025-11-25" and rec.protocol == "2025-06-18"
+
+
+def test_unsupported_version_error_is_negotiated(tmp_path):
+    rec = only(run_crawl([stdio_target("old-only")], tmp_path))
+    assert rec.ok, rec
+    assert rec.offered_protocol == "2025-03-26"
+    assert rec.manifest["supportedVersions"] == ["2024-11-05", "2025-03-26"]
+
+
+def test_log_has_one_row_per_attempt(tmp_path):
+    records = run_crawl([stdio_target("ok"), stdio_target("init-error")], tmp_path)
+    rows = [json.loads(line) for line in (tmp_path / "crawl-log.jsonl").read_text().splitlines()]
+    assert len(rows) == 2
+    assert {r["id"] for r in rows} == {"fault-ok", "fault-init-error"}
+    for row in rows:
+        assert {"id", "version", "ok", "error_kind", "error", "duration_ms"} <= set(row)
+        assert isinstance(row["duration_ms"], int)
+    bad = next(r for r in rows if r["id"] == "fault-init-error")
+    assert bad["ok"] is False and bad["error_kind"] == "protocol_error"
+    assert "Unsupported protocol version" in bad["error"]
+    assert not (tmp_path / "fault-init-error").exists()
+    assert len(records) == 2
+
+
+@pytest.mark.parametrize("mode, kind, words", [
+    ("garbage", "protocol_error", "not JSON"),
+    ("exit-early", "server_exited", "status 1"),
+    ("partial-line", "server_exited", "middle of a message"),
+    ("crash-mid-list", "server_exited", "out of cheese"),
+    ("huge", "too_large", "over"),
+])
+def test_faults_become_classified_rows(tmp_path, mode, kind, words):
+    rec = only(run_crawl([stdio_target(mode)], tmp_path))
+    assert not rec.ok
+    assert rec.error_kind == kind, rec
+    assert words in rec.error
+    assert rec.attempts == 1  # none of these is transient
+    assert rec.manifest is None
+    assert not (tmp_path / f"fault-{mode}").exists()
+
+
+def test_flood_hits_the_per_server_byte_cap(tmp_path):
+    rec = only(run_crawl([stdio_target("flood")], tmp_path, fast_limits(max_server_bytes=512 * 1024)))
+    assert rec.error_kind == "too_large"
+    assert "server output" in rec.error
+
+
+def test_spawn_failure(tmp_path):
+    target = stdio_target("ok")
+    target.command = str(tmp_path / "no-such-server")
+    rec = only(run_crawl([target], tmp_path))
+    assert rec.error_kind == "spawn_failed" and "no-such-server" in rec.error
+
+
+@pytest.mark.parametrize("mode", ["hang", "hang-stubborn"])
+def test_hang_times_out_and_the_whole_group_dies(tmp_path, monkeypatch, mode):
+    pidfile = tmp_path / "pids"
+    target = stdio_target(mode, env={"PIDFILE": str(pidfile)})
+    rec = only(run_crawl([target], tmp_path / "out", fast_limits(start_timeout_s=1.5)))
+    assert rec.error_kind == "timeout" and "initialize" in rec.error
+    assert rec.attempts == 1  # a local hang is not retried
+    server, child = map(int, pidfile.read_text().split())
+    assert not alive(server) and not alive(child)
+
+
+def test_total_timeout_bounds_a_slow_capture(tmp_path):
+    rec = only(run_crawl([stdio_target("hang")], tmp_path, fast_limits(total_timeout_s=1.0)))
+    assert rec.error_kind == "timeout" and "total time limit" in rec.error
+
+
+def test_cursor_cycle_stops_and_keeps_the_cursor(tmp_path):
+    rec = only(run_crawl([stdio_target("cycle")], tmp_path))
+    assert rec.ok and rec.error_kind == "truncated"
+    assert "cursor" in rec.error
+    assert [t["name"] for t in rec.manifest["tools"]] == ["t-None", "t-a", "t-b"]
+    assert rec.manifest["nextCursor"] == "a"
+    assert json.loads((tmp_path / "fault-cycle" / "9.9.9.json").read_text())["nextCursor"] == "a"
+
+
+def test_page_cap_stops_and_keeps_the_cursor(tmp_path):
+    rec = only(run_crawl([stdio_target("endless")], tmp_path, fast_limits(max_pages=5)))
+    assert rec.ok and rec.error_kind == "truncated" and "page cap" in rec.error
+    assert len(rec.manifest["tools"]) == 5
+    assert rec.manifest["nextCursor"] == "5"
+
+
+def test_rejected_list_method_is_recorded_not_fatal(tmp_path):
+    rec = only(run_crawl([stdio_target("reject-prompts")], tmp_path))
+    assert rec.ok and rec.error_kind == "partial"
+    assert "prompts/list" in rec.error
+    assert "prompts" not in rec.manifest  # not captured, so absent (not empty)
+    assert rec.manifest["tools"][0]["name"] == "alpha"
+    assert rec.manifest["resources"]
+
+
+def test_secrets_expand_but_never_reach_files(tmp_path, monkeypatch):
+    monkeypatch.setenv("FAULT_TOKEN", "s3cr3t-value-123")
+    target = stdio_target("echo-secret", env={"FAULT_TOKEN": "${FAULT_TOKEN}"})
+    rec = only(run_crawl([target], tmp_path))
+    assert rec.ok
+    assert rec.manifest["serverInfo"]["tokenOk"] is True  # the server got the value
+    for path in tmp_path.rglob("*"):
+        if path.is_file():
+            assert "s3cr3t-value-123" not in path.read_text(errors="replace"), path
+
+
+def test_secret_in_a_failure_is_redacted(tmp_path, monkeypatch):
+    monkeypatch.setenv("FAULT_TOKEN", "s3cr3t-value-123")
+    rec = only(run_crawl([stdio_target("leak-crash", env={"FAULT_TOKEN": "${FAULT_TOKEN}"})], tmp_path))
+    assert rec.error_kind == "server_exited"
+    assert "token=***" in rec.error and "token=***" in rec.stderr_tail
+    log = (tmp_path / "crawl-log.jsonl").read_text()
+    assert "token=***" in log and "s3cr3t-value-123" not in log
+
+
+def test_missing_variable_is_a_row(tmp_path, monkeypatch):
+    monkeypatch.delenv("NOT_SET_ANYWHERE", raising=False)
+    rec = only(run_crawl([stdio_target("ok", env={"T": "${NOT_SET_ANYWHERE}"})], tmp_path))
+    assert not rec.ok and rec.error_kind == "missing_env"
+
+
+def test_concurrency_many_servers_each_a_row(tmp_path):
+    targets = [stdio_target("ok", id_=f"s{i}") for i in range(6)] + [stdio_target("garbage")]
+    records = run_crawl(targets, tmp_path, fast_limits(concurrency=3))
+    assert sorted(r.id for r in records if r.ok) == [f"s{i}" for i in range(6)]
+    assert [r.error_kind for r in records if not r.ok] == ["protocol_error"]
