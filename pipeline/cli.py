@@ -21,6 +21,8 @@ COMMANDS = {
     "verify-lock": ("pipeline.commands.verify_lock", "compare a manifest to a lockfile; exit 2 on drift"),
     "lint-bump": ("pipeline.commands.lint_bump", "fail a release whose version under-bumps its changes"),
     "crawl": ("pipeline.crawl.command", "capture manifests from MCP servers"),
+    "ingest": ("pipeline.commands.ingest", "import DIR/<server-id>/<version>.json snapshots into a lake"),
+    "survey": ("pipeline.commands.survey", "crawl, store, diff every version pair, report (the main job)"),
 }
 
 

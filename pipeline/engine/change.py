@@ -31,7 +31,8 @@ class Change:
     suppression. Judges may append to ``advisory`` and touch nothing else."""
 
     __slots__ = ("rule", "default_severity", "severity", "entity", "path", "old", "new",
-                 "message", "suppressed", "suppressed_reason", "advisory")
+                 "message", "suppressed", "suppressed_reason", "advisory",
+                 "witness", "witness_note")
 
     def __init__(self, rule_id, entity, path, old, new, severity=None, where="", detail=""):
         rule = RULES[rule_id]
@@ -50,6 +51,8 @@ class Change:
         self.suppressed = False
         self.suppressed_reason = None
         self.advisory = []
+        self.witness = None  # evidence, set by pipeline.witness; never a severity
+        self.witness_note = None
 
     @property
     def note(self) -> str:

@@ -1,0 +1,20 @@
+"""``mcpdelta ingest DIR --lake LAKE``: snapshots on disk into the lake."""
+
+
+def add_arguments(parser):
+    parser.add_argument("folder", metavar="DIR", help="DIR/<server-id>/<version>.json")
+    parser.add_argument("--lake", metavar="LAKE", default="lake", help="lake folder or URI (default: ./lake)")
+
+
+def run(args) -> int:
+    from pipeline.lake import Lake
+    from pipeline.lake.ingest import rows_from_folder, store
+
+    rows = rows_from_folder(args.folder)
+    counts = store(Lake(args.lake), rows)
+    print(f"ingested {counts['rows']} captures from {args.folder}: {counts['added']} new, "
+          f"{counts['rows'] - counts['added']} already in {args.lake}, {counts['errors']} errors")
+    for row in rows:
+        if not row["ok"]:
+            print(f"  {row['server_id']} {row['version']}: {row['error']}")
+    return 0

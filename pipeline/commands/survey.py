@@ -1,0 +1,83 @@
+"""``mcpdelta survey``: the main job. Crawl, lake, batch diff, report.
+
+With no arguments it surveys the embedded demo servers (``data/``) into
+``./lake``, offline. ``--no-crawl`` surveys what the lake already holds.
+"""
+
+import sys
+
+
+def add_arguments(parser):
+    parser.add_argument("--servers", metavar="FILE",
+                        help="servers.yaml or registry server.json (default: the embedded demo servers)")
+    parser.add_argument("--lake", metavar="LAKE", default="lake",
+                        help="lake folder or URI (default: ./lake)")
+    parser.add_argument("--no-crawl", action="store_true", help="survey the lake as it is")
+    parser.add_argument("--pairs", choices=("consecutive", "all"), default="consecutive")
+    parser.add_argument("--since", metavar="DATE", help="only pairs whose newer capture is this recent (ISO date)")
+    parser.add_argument("--config", metavar="FILE", help="config file (default: .mcpdelta.yml here)")
+    parser.add_argument("--profile", choices=("strict", "balanced", "advisory"))
+    parser.add_argument("--severity-override", metavar="RULE=SEVERITY", action="append", default=[])
+    parser.add_argument("--report", metavar="DIR", help="report folder (default: next to the lake)")
+    parser.add_argument("--format", choices=("text", "json"), default="text")
+    parser.add_argument("--workers", type=int, metavar="N", help="diff worker processes (default: one per core)")
+    parser.add_argument("--offline", action="store_true",
+                        help="no registry look-ups or installs for version sweeps")
+
+
+def run(args) -> int:
+    import datetime as dt
+    import json
+
+    from pipeline.config import find_default, load_config
+    from pipeline.engine.policy import Policy, parse_override
+    from pipeline.errors import InputError
+    from pipeline.lake import Lake
+    from pipeline.survey import run_survey
+
+    config = load_config(args.config or find_default())
+    policy = Policy(config.profile, config.fail_on, config.overrides, config.ignores,
+                    cli_profile=args.profile,
+                    cli_overrides=dict(parse_override(t) for t in args.severity_override))
+    since = None
+    if args.since:
+        try:
+            since = dt.datetime.fromisoformat(args.since)
+        except ValueError:
+            raise InputError("--since", f"not an ISO date: {args.since!r}") from None
+        if since.tzinfo is None:
+            since = since.replace(tzinfo=dt.timezone.utc)
+    if args.workers is not None and args.workers < 1:
+        raise InputError("--workers", "must be at least 1")
+    offline = args.offline or args.servers is None  # the embedded demo needs no registry
+    summary = run_survey(Lake(args.lake), policy, config, servers_file=args.servers,
+                         crawl=not args.no_crawl, pairs=args.pairs, since=since,
+                         report_dir=args.report, workers=args.workers, offline=offline)
+    facts = summary.pop("facts")
+    if args.format == "json":
+        sys.stdout.write(json.dumps(summary, indent=2) + "\n")
+    else:
+        sys.stdout.write(text(summary, facts))
+    return 0
+
+
+def text(summary, facts) -> str:
+    out = [f"surveyed {summary['servers']} servers, {summary['captures']} captures, "
+           f"{summary['pairs']} version pairs ({summary['pairs_diffed']} diffed, "
+           f"{summary['pairs_cached']} cached), {summary['errors']} errors"]
+    counts = ", ".join(f"{n} {s}" for s, n in summary["changes"].items() if n)
+    out.append(f"changes: {counts or 'none'}")
+    if facts["breaking"]:
+        out.append("breaking changes:")
+        for b in facts["breaking"]:
+            out.append(f"  {b['server_id']} {b['old_version']} -> {b['new_version']}  "
+                       f"{b['rule']}  {b['entity'] or '(server)'}")
+    if facts["rules"]:
+        out.append("rule frequencies:")
+        for r in facts["rules"][:15]:
+            out.append(f"  {r['changes']:>5}  {r['rule']:<40} {r['severity']}")
+    t = summary["timings"]
+    out.append(f"timings: crawl {t['crawl_s']:.1f}s, diff {t['diff_s']:.1f}s, "
+               f"report {t['report_s']:.1f}s, total {t['total_s']:.1f}s")
+    out.append(f"report: {summary['report']}")
+    return "\n".join(out) + "\n"

@@ -1,0 +1,145 @@
+"""Captures into the ``manifests`` table: from a crawl, or from a folder
+laid out as ``DIR/<server-id>/<version>.json`` (the layout crawl writes).
+
+Content-addressed: a capture whose (server, version, manifest digest) the
+lake already holds adds no row, so re-ingesting or re-crawling unchanged
+servers writes nothing. A file that is not a valid manifest becomes an error
+row (``error_kind: invalid_manifest``) and the rest carries on.
+"""
+
+import datetime as dt
+import json
+import os
+import re
+
+from pipeline.contract import manifest_digest, tool_digest
+from pipeline.engine.manifest import parse_manifest
+from pipeline.errors import InputError
+from pipeline.lake import new_batch_id
+
+_SEMVER = re.compile(r"^v?(\d+(?:\.\d+){0,3})(?:[-+]?([0-9A-Za-z.+-]*))?$")
+
+
+def version_key(version: str) -> str:
+    """A string that sorts versions as semver where they parse (a
+    pre-release before its release), else by name after every semver."""
+    match = _SEMVER.match(version or "")
+    if not match:
+        return "1:" + (version or "")
+    numbers = [int(n) for n in match.group(1).split(".")] + [0] * 4
+    prerelease = match.group(2) or ""
+    stem = ".".join(f"{n:012d}" for n in numbers[:4])
+    # "~" sorts after any pre-release text: 1.0.0-rc.1 < 1.0.0
+    return f"0:{stem}:" + (f"-{prerelease}" if prerelease else "~")
+
+
+def _timestamp(text):
+    if isinstance(text, dt.datetime):
+        return text
+    if not text:
+        return None
+    try:
+        return dt.datetime.fromisoformat(str(text).replace("Z", "+00:00"))
+    except ValueError:
+        return None
+
+
+def capture_row(server_id, version, manifest_text, *, source, captured_at, transport=None,
+                ok=True, error_kind=None, error=None) -> dict:
+    """One ``manifests`` row. A capture that fails validation is an error row."""
+    row = {"server_id": server_id, "version": version, "version_key": version_key(version),
+           "captured_at": _timestamp(captured_at), "source": source, "transport": transport,
+           "ok": ok, "error_kind": error_kind, "error": error, "manifest_digest": None,
+           "tool_digests": None, "manifest_json": None}
+    if not ok or manifest_text is None:
+        row["ok"] = False
+        return row
+    try:
+        manifest = parse_manifest(manifest_text, source)
+        digests = {t["name"]: tool_digest(t) for t in manifest.get("tools", [])}
+        row["manifest_digest"] = manifest_digest(manifest)
+    except (InputError, ValueError) as exc:
+        row.update(ok=False, error_kind="invalid_manifest", error=str(exc))
+        return row
+    row["tool_digests"] = json.dumps(digests, sort_keys=True)
+    row["manifest_json"] = manifest_text if isinstance(manifest_text, str) else manifest_text.decode("utf-8-sig")
+    return row
+
+
+def rows_from_records(records) -> list:
+    """Rows from the crawler's CaptureRecords (failures included)."""
+    rows = []
+    for rec in records:
+        text = json.dumps(rec.manifest, ensure_ascii=False) if rec.manifest is not None else None
+        rows.append(capture_row(rec.id, rec.version, text, source="crawl",
+                                captured_at=rec.captured_at, transport=rec.transport,
+                                ok=rec.ok and text is not None, error_kind=rec.error_kind if not rec.ok else None,
+                                error=rec.error if not rec.ok else None))
+    return rows
+
+
+def rows_from_folder(folder: str) -> list:
+    """Rows from ``folder/<server-id>/<version>.json`` files, with capture
+    times and transports from ``crawl-log.jsonl`` when it is there."""
+    if not os.path.isdir(folder):
+        raise InputError(folder, "no such folder")
+    log = _crawl_log(folder)
+    rows = []
+    for server_id in sorted(os.listdir(folder)):
+        server_dir = os.path.join(folder, server_id)
+        if not os.path.isdir(server_dir) or server_id.startswith("."):
+            continue
+        for name in sorted(os.listdir(server_dir)):
+            if not name.endswith(".json") or name.startswith("."):
+                continue
+            path = os.path.join(server_dir, name)
+            version = name[: -len(".json")]
+            entry = log.get((server_id, version), {})
+            captured_at = entry.get("captured_at") or dt.datetime.fromtimestamp(
+                os.path.getmtime(path), dt.timezone.utc)
+            try:
+                with open(path, "rb") as handle:
+                    data = handle.read()
+            except OSError as exc:
+                rows.append(capture_row(server_id, version, None, source=f"ingest:{path}",
+                                        captured_at=captured_at, ok=False, error_kind="unreadable",
+                                        error=f"{path}: {exc.strerror or exc}"))
+                continue
+            rows.append(capture_row(server_id, version, data, source=f"ingest:{path}",
+                                    captured_at=captured_at, transport=entry.get("transport")))
+    return rows
+
+
+def _crawl_log(folder: str) -> dict:
+    log = {}
+    path = os.path.join(folder, "crawl-log.jsonl")
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as handle:
+            for line in handle:
+                try:
+                    entry = json.loads(line)
+                    log[(entry["id"], entry["version"])] = entry
+                except (ValueError, KeyError, TypeError):
+                    continue  # a torn last line of an interrupted crawl
+    return log
+
+
+def store(lake, rows) -> dict:
+    """Append the rows the lake does not hold yet; return counts."""
+    con = lake.connect()
+    known = set(con.execute(
+        "SELECT server_id, version, coalesce(manifest_digest, error_kind), captured_at FROM manifests"
+    ).fetchall())
+    known_contracts = {(s, v, d) for s, v, d, _ in known}
+    fresh = []
+    for row in rows:
+        if row["ok"]:
+            key = (row["server_id"], row["version"], row["manifest_digest"])
+            if key in known_contracts:
+                continue
+            known_contracts.add(key)
+        elif (row["server_id"], row["version"], row["error_kind"], row["captured_at"]) in known:
+            continue
+        fresh.append(row)
+    lake.append("manifests", fresh, new_batch_id())
+    return {"rows": len(rows), "added": len(fresh), "errors": sum(not r["ok"] for r in fresh)}

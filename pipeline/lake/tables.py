@@ -1,0 +1,85 @@
+"""The lake's tables: versioned Arrow schemas, one folder each.
+
+    LAKE/manifests/v1/server_id=<id>/part-<batch>.parquet   one row per capture
+    LAKE/changes/v1/server_id=<id>/part-<batch>.parquet     one row per change
+    LAKE/pairs/v1/server_id=<id>/part-<batch>.parquet       one row per diffed pair (the ledger)
+    LAKE/runs/v1/part-<run>.parquet                         one row per survey run
+
+A schema change bumps the folder's version; readers name the version they
+understand, so an old lake is never misread.
+"""
+
+import pyarrow as pa
+
+VERSION = "v1"
+
+_TS = pa.timestamp("us", tz="UTC")
+
+MANIFESTS = pa.schema([
+    ("server_id", pa.string()),
+    ("version", pa.string()),
+    ("version_key", pa.string()),       # sorts as semver where it parses, else by name
+    ("captured_at", _TS),
+    ("source", pa.string()),            # crawl | ingest:<path>
+    ("transport", pa.string()),
+    ("ok", pa.bool_()),
+    ("error_kind", pa.string()),
+    ("error", pa.string()),
+    ("manifest_digest", pa.string()),
+    ("tool_digests", pa.string()),      # JSON {name: digest}
+    ("manifest_json", pa.string()),     # the capture exactly as stored on disk
+])
+
+PAIR_COLUMNS = [
+    ("pair_key", pa.string()),
+    ("server_id", pa.string()),
+    ("old_version", pa.string()),
+    ("new_version", pa.string()),
+    ("old_digest", pa.string()),
+    ("new_digest", pa.string()),
+    ("engine_version", pa.string()),
+    ("policy_hash", pa.string()),
+    ("batch_id", pa.string()),
+]
+
+CHANGES = pa.schema(PAIR_COLUMNS + [
+    ("rule", pa.string()),
+    ("severity", pa.string()),
+    ("default_severity", pa.string()),
+    ("entity", pa.string()),
+    ("path", pa.string()),
+    ("old_json", pa.string()),
+    ("new_json", pa.string()),
+    ("message", pa.string()),
+    ("note", pa.string()),
+    ("suppressed", pa.bool_()),
+    ("suppressed_reason", pa.string()),
+    ("advisory_json", pa.string()),
+])
+
+PAIRS = pa.schema(PAIR_COLUMNS + [
+    ("changes", pa.int32()),
+    ("breaking", pa.int32()),
+    ("grade", pa.string()),
+    ("error", pa.string()),             # set when the pair could not be diffed
+    ("diffed_at", _TS),
+])
+
+RUNS = pa.schema([
+    ("run_id", pa.string()),
+    ("started_at", _TS),
+    ("finished_at", _TS),
+    ("user", pa.string()),
+    ("host", pa.string()),
+    ("command", pa.string()),
+    ("servers", pa.int64()),
+    ("captures", pa.int64()),
+    ("pairs", pa.int64()),
+    ("pairs_diffed", pa.int64()),
+    ("pairs_cached", pa.int64()),
+    ("errors", pa.int64()),
+    ("summary_json", pa.string()),      # the survey's JSON summary, timings included
+])
+
+TABLES = {"manifests": MANIFESTS, "changes": CHANGES, "pairs": PAIRS, "runs": RUNS}
+PARTITIONED = ("manifests", "changes", "pairs")

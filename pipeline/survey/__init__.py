@@ -1,0 +1,116 @@
+"""The survey: crawl -> lake -> batch diff -> (judges) -> report.
+
+Each stage is a plain function over the lake, so any stage re-runs alone and
+a second run over the same captures does no diff work. ``flows/`` wraps the
+same stages in Prefect for scheduled runs.
+"""
+
+import datetime as dt
+import getpass
+import json
+import os
+import pathlib
+import socket
+import time
+import uuid
+
+from pipeline.errors import InputError
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+DEMO_SERVERS = ROOT / "data" / "servers" / "demo.yaml"
+
+
+def crawl_stage(servers_file, lake, offline=True, cache=None) -> dict:
+    """Capture every server of ``servers_file`` and store what is new."""
+    import asyncio
+    import tempfile
+
+    from pipeline.crawl.packages import PackageCache, default_cache
+    from pipeline.crawl.runner import crawl
+    from pipeline.crawl.servers import load
+    from pipeline.lake.ingest import rows_from_records, store
+
+    targets, limits = load(servers_file)
+    packages = PackageCache(pathlib.Path(cache) if cache else default_cache(),
+                            limits.install_timeout_s, offline=offline)
+    with tempfile.TemporaryDirectory(prefix="mcpdelta-crawl-") as out:
+        records = asyncio.run(crawl(targets, limits, out, cache=packages))
+    counts = store(lake, rows_from_records(records))
+    counts["failed"] = [(r.id, r.version, r.error_kind, r.error) for r in records if not r.ok]
+    return counts
+
+
+def judge_stage(lake, config) -> dict:
+    """Advisory notes on prose changes: none until judges are configured."""
+    return {"judged": 0, "configured": bool(config.judges)}
+
+
+def run_survey(lake, policy, config, *, servers_file=None, crawl=True, pairs="consecutive",
+               since=None, report_dir=None, workers=None, offline=True) -> dict:
+    """The whole pipeline; returns the summary object CONTRACT.md defines."""
+    from pipeline.lake import new_batch_id
+    from pipeline.survey.diffstage import engine_version, policy_hash, run_diff_stage
+    from pipeline.survey.report import write_report
+
+    started = dt.datetime.now(dt.timezone.utc)
+    clock = time.perf_counter()
+    timings = {"crawl_s": 0.0, "diff_s": 0.0, "judge_s": 0.0, "report_s": 0.0}
+    capture_errors = 0
+    if crawl:
+        servers_file = servers_file or DEMO_SERVERS
+        if not os.path.exists(servers_file):
+            raise InputError(str(servers_file), "no such servers file")
+        t = time.perf_counter()
+        crawled = crawl_stage(servers_file, lake, offline=offline)
+        capture_errors = len(crawled["failed"])
+        timings["crawl_s"] = time.perf_counter() - t
+    t = time.perf_counter()
+    stats = run_diff_stage(lake, policy, mode=pairs, since=since, workers=workers)
+    timings["diff_s"] = time.perf_counter() - t
+    t = time.perf_counter()
+    judge_stage(lake, config)
+    timings["judge_s"] = time.perf_counter() - t
+    t = time.perf_counter()
+    engine, policy_id = engine_version(), policy_hash(policy)
+    con = lake.connect(engine, policy_id)  # report what this engine and policy found
+    report_dir = pathlib.Path(report_dir or default_report_dir(lake))
+    facts = write_report(con, report_dir, engine, policy_id)
+    timings["report_s"] = time.perf_counter() - t
+    timings["total_s"] = time.perf_counter() - clock
+    servers, captures = con.execute(
+        "SELECT count(DISTINCT server_id), count(*) FROM manifests").fetchall()[0]
+    summary = {
+        "servers": servers,
+        "captures": captures,
+        "pairs": stats["pairs"],
+        "pairs_diffed": stats["pairs_diffed"],
+        "pairs_cached": stats["pairs_cached"],
+        "changes": facts["changes"],
+        "errors": stats["errors"] + capture_errors,
+        "report": str(facts["html"]),
+        "timings": {k: round(v, 3) for k, v in timings.items()},
+    }
+    lake.append("runs", [{
+        "run_id": uuid.uuid4().hex, "started_at": started,
+        "finished_at": dt.datetime.now(dt.timezone.utc), "user": _user(),
+        "host": socket.gethostname(), "command": "survey",
+        "servers": servers, "captures": captures, "pairs": stats["pairs"],
+        "pairs_diffed": stats["pairs_diffed"], "pairs_cached": stats["pairs_cached"],
+        "errors": summary["errors"], "summary_json": json.dumps(summary, sort_keys=True),
+    }], new_batch_id())
+    summary["facts"] = facts
+    return summary
+
+
+def default_report_dir(lake) -> pathlib.Path:
+    """Next to the lake: ``<lake>-report`` for a local lake."""
+    if lake.remote:
+        return pathlib.Path("survey-report")
+    return pathlib.Path(lake.base + "-report")
+
+
+def _user() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "unknown"
