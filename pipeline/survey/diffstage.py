@@ -92,15 +92,33 @@ def diff_batch(rows, policy, engine, policy_id, batch_id):
     return changes, ledger
 
 
-def count_pairs(con, mode, since, engine, policy_id) -> tuple:
+def _selected(mode, servers) -> str:
+    """The pair query, limited to some servers when a list is given."""
+    if servers is None:
+        return pairs_sql(mode)
+    ids = ", ".join("'" + s.replace("'", "''") + "'" for s in servers) or "NULL"
+    return f"SELECT * FROM ({pairs_sql(mode)}) WHERE server_id IN ({ids})"
+
+
+def count_pairs(con, mode, since, engine, policy_id, servers=None) -> tuple:
     """(all candidate pairs, of which already in the ledger)."""
     total, cached = con.execute(
-        f"SELECT count(*), count(*) FILTER (WHERE cached) FROM ({pairs_sql(mode)})",
+        f"SELECT count(*), count(*) FILTER (WHERE cached) FROM ({_selected(mode, servers)})",
         {"engine_version": engine, "policy_hash": policy_id, "since": since}).fetchall()[0]
     return total, cached
 
 
-def _pending(con, mode, since, engine, policy_id, batch_size):
+def servers_with_pending_pairs(lake, policy, mode="consecutive", since=None) -> list:
+    """Server ids that have pairs left to diff (to spread them over a cluster)."""
+    con = lake.connect()
+    rows = con.execute(f"SELECT DISTINCT server_id FROM ({pairs_sql(mode)}) WHERE NOT cached "
+                       "ORDER BY server_id",
+                       {"engine_version": engine_version(), "policy_hash": policy_hash(policy),
+                        "since": since}).fetchall()
+    return [r[0] for r in rows]
+
+
+def _pending(con, mode, since, engine, policy_id, batch_size, servers=None):
     """Pending pairs with both manifests, as an Arrow record batch reader."""
     query = f"""
         WITH contracts AS (
@@ -109,7 +127,7 @@ def _pending(con, mode, since, engine, policy_id, batch_size):
         )
         SELECT p.server_id, p.old_version, p.new_version, p.old_digest, p.new_digest,
                o.manifest_json AS old_json, n.manifest_json AS new_json
-        FROM ({pairs_sql(mode)}) p
+        FROM ({_selected(mode, servers)}) p
         JOIN contracts o ON o.server_id = p.server_id AND o.manifest_digest = p.old_digest
         JOIN contracts n ON n.server_id = p.server_id AND n.manifest_digest = p.new_digest
         WHERE NOT p.cached
@@ -120,16 +138,18 @@ def _pending(con, mode, since, engine, policy_id, batch_size):
 
 
 def run_diff_stage(lake, policy, mode="consecutive", since=None, workers=None,
-                   batch_size=256, on_batch=None) -> dict:
-    """Diff every pending pair; return counts for the survey summary."""
+                   batch_size=256, on_batch=None, servers=None) -> dict:
+    """Diff every pending pair (of ``servers``, when given); return counts
+    for the survey summary."""
     engine, policy_id = engine_version(), policy_hash(policy)
-    lake.remove_orphans()
+    if servers is None:
+        lake.remove_orphans()  # only a whole-lake run may tidy up after others
     con = lake.connect()
-    total, cached = count_pairs(con, mode, since, engine, policy_id)
+    total, cached = count_pairs(con, mode, since, engine, policy_id, servers)
     stats = {"pairs": total, "pairs_cached": cached, "pairs_diffed": 0, "errors": 0}
     if total == cached:
         return stats
-    reader = _pending(con, mode, since, engine, policy_id, batch_size)
+    reader = _pending(con, mode, since, engine, policy_id, batch_size, servers)
     workers = workers or os.cpu_count() or 1
 
     def record(result):

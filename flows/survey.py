@@ -1,0 +1,161 @@
+"""Prefect 3 flows: ``crawl``, ``diff``, ``judge`` and ``survey`` composing them.
+
+Every stage is a plain function in ``pipeline/``; these flows only
+orchestrate them, add retries where a retry can help (a crawl meets flaky
+networks; a diff is deterministic and is not retried) and choose where tasks
+run:
+
+    python -m flows.survey --lake lake                        # this machine
+    python -m flows.survey --lake s3://bucket/lake --task-runner dask --address tcp://scheduler:8786
+    python -m flows.survey --task-runner ray --address ray://head:10001
+
+On a cluster the diff stage fans out one task per group of servers; the
+lake must then be a location every worker can reach (object storage, or a
+shared disk). ``flows/nightly.py`` serves the nightly deployment.
+"""
+
+import argparse
+
+from prefect import flow, task
+
+from pipeline.config import find_default, load_config
+from pipeline.engine.policy import Policy
+from pipeline.lake import Lake
+
+
+def _policy(config_file):
+    config = load_config(config_file or find_default())
+    return config, Policy(config.profile, config.fail_on, config.overrides, config.ignores)
+
+
+@task(name="crawl-servers", retries=2, retry_delay_seconds=30)
+def crawl_task(servers_file, lake_root, offline):
+    from pipeline.survey import crawl_stage
+
+    counts = crawl_stage(servers_file, Lake(lake_root), offline=offline)
+    return {k: v for k, v in counts.items() if k != "failed"} | {"failed": len(counts["failed"])}
+
+
+@task(name="diff-pairs")
+def diff_task(lake_root, policy, pairs, since, servers=None, workers=None):
+    from pipeline.survey.diffstage import run_diff_stage
+
+    return run_diff_stage(Lake(lake_root), policy, mode=pairs, since=since, servers=servers,
+                          workers=workers)
+
+
+@task(name="judge-changes")
+def judge_task(lake_root, config_file):
+    """Advisory notes on prose changes. Until judges are wired into the batch
+    pipeline this stage judges nothing and says so; it never fakes a note."""
+    from pipeline.survey import judge_stage
+
+    config, _ = _policy(config_file)
+    return judge_stage(Lake(lake_root), config)
+
+
+@task(name="write-report")
+def report_task(lake_root, policy, report_dir):
+    from pipeline.survey import default_report_dir
+    from pipeline.survey.diffstage import engine_version, policy_hash
+    from pipeline.survey.report import write_report
+
+    lake = Lake(lake_root)
+    facts = write_report(lake.connect(engine_version(), policy_hash(policy)),
+                         report_dir or default_report_dir(lake), engine_version(), policy_hash(policy))
+    return {"report": str(facts["html"]), "changes": facts["changes"],
+            "breaking": len(facts["breaking"])}
+
+
+@flow(name="mcpdelta-crawl")
+def crawl_flow(servers_file: str, lake: str = "lake", offline: bool = False):
+    return crawl_task(servers_file, lake, offline)
+
+
+def _diff(lake, policy, pairs, since, fan_out, group_size=50):
+    """Diff every pending pair. ``fan_out`` submits one task per group of
+    servers to the running flow's task runner (a cluster); otherwise one task
+    uses this machine's cores."""
+    from pipeline.survey.diffstage import servers_with_pending_pairs
+
+    if not fan_out:
+        return diff_task(lake, policy, pairs, since)
+    Lake(lake).remove_orphans()
+    servers = servers_with_pending_pairs(Lake(lake), policy, pairs, since)
+    groups = [servers[i:i + group_size] for i in range(0, len(servers), group_size)]
+    futures = [diff_task.submit(lake, policy, pairs, since, servers=g, workers=1) for g in groups]
+    totals = {"pairs": 0, "pairs_cached": 0, "pairs_diffed": 0, "errors": 0}
+    for future in futures:
+        for key, value in future.result().items():
+            totals[key] += value
+    return totals
+
+
+@flow(name="mcpdelta-diff")
+def diff_flow(lake: str = "lake", config_file: str | None = None, pairs: str = "consecutive",
+              since: str | None = None, fan_out: bool = False):
+    _, policy = _policy(config_file)
+    return _diff(lake, policy, pairs, since, fan_out)
+
+
+@flow(name="mcpdelta-judge")
+def judge_flow(lake: str = "lake", config_file: str | None = None):
+    return judge_task(lake, config_file)
+
+
+@flow(name="mcpdelta-survey")
+def survey_flow(servers_file: str | None = None, lake: str = "lake", config_file: str | None = None,
+                pairs: str = "consecutive", since: str | None = None, crawl: bool = True,
+                offline: bool = False, report_dir: str | None = None, fan_out: bool = False):
+    from pipeline.survey import DEMO_SERVERS
+
+    _, policy = _policy(config_file)
+    crawled = crawl_task(str(servers_file or DEMO_SERVERS), lake, offline) if crawl else None
+    diffed = _diff(lake, policy, pairs, since, fan_out)
+    judged = judge_task(lake, config_file)
+    reported = report_task(lake, policy, report_dir)
+    return {"crawl": crawled, "diff": diffed, "judge": judged, **reported}
+
+
+def task_runner(kind: str, address: str | None):
+    """The task runner for ``--task-runner``: local threads by default, or an
+    existing Dask / Ray cluster (prefect-dask / prefect-ray must be installed)."""
+    if kind == "local":
+        from prefect.task_runners import ThreadPoolTaskRunner
+
+        return ThreadPoolTaskRunner()
+    if kind == "dask":
+        from prefect_dask import DaskTaskRunner
+
+        return DaskTaskRunner(address=address) if address else DaskTaskRunner(
+            cluster_kwargs={"dashboard_address": ":0"})
+    if kind == "ray":
+        from prefect_ray import RayTaskRunner
+
+        return RayTaskRunner(address=address)
+    raise ValueError(f"unknown task runner {kind!r}")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m flows.survey", description=__doc__.splitlines()[0])
+    parser.add_argument("--servers")
+    parser.add_argument("--lake", default="lake")
+    parser.add_argument("--config")
+    parser.add_argument("--pairs", choices=("consecutive", "all"), default="consecutive")
+    parser.add_argument("--since")
+    parser.add_argument("--no-crawl", action="store_true")
+    parser.add_argument("--offline", action="store_true")
+    parser.add_argument("--report")
+    parser.add_argument("--task-runner", choices=("local", "dask", "ray"), default="local")
+    parser.add_argument("--address", help="scheduler address of an existing Dask or Ray cluster")
+    args = parser.parse_args(argv)
+    run = survey_flow.with_options(task_runner=task_runner(args.task_runner, args.address))
+    # the fan-out only pays on a cluster; locally one task uses every core
+    fan_out = args.task_runner != "local"
+    print(run(servers_file=args.servers, lake=args.lake, config_file=args.config, pairs=args.pairs,
+                 since=args.since, crawl=not args.no_crawl, offline=args.offline,
+                 report_dir=args.report, fan_out=fan_out))
+
+
+if __name__ == "__main__":  # Dask with worker processes needs this guard
+    main()

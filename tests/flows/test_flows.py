@@ -1,0 +1,62 @@
+"""The Prefect flows run the same stages, locally and on a Dask cluster."""
+
+import json
+
+import pytest
+
+from pipeline.lake import Lake
+from pipeline.lake.ingest import rows_from_folder, store
+from tests.conftest import ROOT
+
+CAPTURES = ROOT / "tests" / "fixtures" / "captures"
+
+
+@pytest.fixture
+def lake_root(tmp_path):
+    lake = Lake(str(tmp_path / "lake"))
+    store(lake, rows_from_folder(str(CAPTURES)))
+    return str(tmp_path / "lake")
+
+
+def test_survey_flow_without_crawl(prefect_harness, lake_root, tmp_path):
+    from flows.survey import survey_flow
+
+    result = survey_flow(lake=lake_root, crawl=False, report_dir=str(tmp_path / "report"))
+    assert result["diff"]["pairs_diffed"] == 3
+    assert result["changes"]["BREAKING"] == 2
+    assert result["report"] == str(tmp_path / "report" / "survey.html")
+    # the judge stage judges nothing without judges, and fakes no note
+    assert result["judge"] == {"judged": 0, "configured": False}
+    notes = Lake(lake_root).connect().execute("SELECT DISTINCT advisory_json FROM changes").fetchall()
+    assert notes == [("[]",)]
+
+
+def test_survey_flow_crawls_the_demo_servers(prefect_harness, tmp_path):
+    from flows.survey import survey_flow
+
+    result = survey_flow(lake=str(tmp_path / "lake"), offline=True, report_dir=str(tmp_path / "r"))
+    assert result["crawl"] == {"rows": 8, "added": 8, "errors": 0, "failed": 0}
+    assert result["diff"]["pairs_diffed"] == 6
+
+
+def test_diff_flow_fans_out_over_a_dask_cluster(prefect_harness, lake_root):
+    from distributed import LocalCluster
+    from flows.survey import diff_flow, task_runner
+
+    with LocalCluster(n_workers=1, threads_per_worker=2, processes=False, protocol="tcp",
+                      dashboard_address=":0") as cluster:
+        runner = task_runner("dask", cluster.scheduler_address)
+        totals = diff_flow.with_options(task_runner=runner)(lake=lake_root, fan_out=True)
+    assert totals == {"pairs": 3, "pairs_cached": 0, "pairs_diffed": 3, "errors": 0}
+    con = Lake(lake_root).connect()
+    assert con.execute("SELECT count(*) FROM pairs").fetchall() == [(3,)]
+    assert con.execute("SELECT count(DISTINCT server_id) FROM pairs").fetchall() == [(2,)]
+
+
+def test_the_nightly_deployment_builds_with_its_cron_schedule():
+    from flows.nightly import NIGHTLY_CRON, deployment
+
+    built = deployment(lake="/data/lake")
+    assert built.name == "nightly"
+    assert [s.schedule.cron for s in built.schedules] == [NIGHTLY_CRON]
+    assert built.parameters["lake"] == "/data/lake"
