@@ -65,7 +65,7 @@ def _finite_float(text):
 
 
 def parse_manifest(data, source: str = "<manifest>", max_bytes: int = DEFAULT_MAX_BYTES,
-                   max_depth: int = DEFAULT_MAX_DEPTH) -> dict:
+                   max_depth: int | None = DEFAULT_MAX_DEPTH) -> dict:
     """Parse bytes or text into a validated manifest."""
     if isinstance(data, bytes):
         if len(data) > max_bytes:
@@ -106,11 +106,14 @@ def _check_depth(doc, source: str, max_depth: int) -> None:
                     push((value, depth + 1))
 
 
-def validate_manifest(doc, source: str = "<manifest>", max_depth: int = DEFAULT_MAX_DEPTH) -> dict:
-    """Check the shape the engine relies on; return the document unchanged."""
+def validate_manifest(doc, source: str = "<manifest>", max_depth: int | None = DEFAULT_MAX_DEPTH) -> dict:
+    """Check the shape the engine relies on; return the document unchanged.
+    ``max_depth=None`` skips the nesting walk, for documents that passed it
+    already (the lake validates every capture at ingest)."""
     if not isinstance(doc, dict):
         raise InputError(source, f"top level is a JSON {_kind(doc)}, expected an object")
-    _check_depth(doc, source, max_depth)
+    if max_depth is not None:
+        _check_depth(doc, source, max_depth)
     for list_key, name_key in ENTITY_KEYS.items():
         if list_key not in doc:
             continue

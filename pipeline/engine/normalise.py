@@ -177,6 +177,8 @@ def _tidy(node, notation):
 
 
 def _sorted_set(values):
+    if all(isinstance(v, str) for v in values):  # required, most enums: no JSON round trip
+        return sorted(set(values))
     unique = {}
     for value in values:
         unique.setdefault(canonical(value), value)

@@ -107,6 +107,24 @@ class Lake:
 
     # --- reading ---------------------------------------------------------
 
+    def read_servers(self, table: str, server_ids, columns=None):
+        """The rows of some servers' partitions, read straight from their
+        files (an Arrow table): a worker loads only the servers it diffs."""
+        paths = []
+        for server_id in sorted(set(server_ids)):
+            folder = f"{self.folder(table)}/server_id={partition_value(server_id)}"
+            if self.remote:
+                from pyarrow import fs
+
+                infos = self.fs.get_file_info(fs.FileSelector(folder, allow_not_found=True))
+                paths += sorted(i.path for i in infos if i.path.endswith(".parquet"))
+            elif os.path.isdir(folder):
+                paths += sorted(f"{folder}/{n}" for n in os.listdir(folder) if n.endswith(".parquet"))
+        if not paths:
+            return pa.Table.from_pylist([], TABLES[table]).select(columns or TABLES[table].names)
+        tables = [pq.read_table(p, columns=columns, filesystem=self.fs) for p in paths]
+        return pa.concat_tables(tables, promote_options="default")
+
     def connect(self, engine_version=None, policy_hash=None):
         """A DuckDB connection with one view per table (empty when the lake
         has no file of it yet). Given an engine version and policy hash,

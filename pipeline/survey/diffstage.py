@@ -1,12 +1,12 @@
 """The diff stage: every pending version pair through the engine, in batches.
 
-Pairs stream out of DuckDB as Arrow record batches (memory stays bounded
-however many there are), go to worker processes (both cores), and come back
-as ``changes`` rows plus one ``pairs`` ledger row per pair. Each batch is
-written as its own files, changes first and the ledger last, so a crash
-loses at most the batch in flight and a re-run finishes the rest without
-duplicates. A pair the engine cannot read becomes a ledger row with an
-``error``; the batch carries on.
+DuckDB picks the pending pairs (``sql/pairs_*.sql``) as keys only. Batches of
+whole servers go to worker processes (both cores); each worker reads just
+its servers' manifests from their Parquet partitions, diffs, and writes its
+own ``changes`` file and then its ``pairs`` ledger file. Memory is bounded
+by a batch, never by the lake; a crash loses at most the batches in flight
+and a re-run finishes the rest without duplicates. A pair the engine cannot
+read becomes a ledger row with an ``error``; the batch carries on.
 """
 
 import concurrent.futures
@@ -55,22 +55,45 @@ def _now():
     return dt.datetime.now(dt.timezone.utc)
 
 
-def diff_batch(rows, policy, engine, policy_id, batch_id):
-    """Worker: diff each pair of a batch; return (changes rows, ledger rows)."""
+def diff_batch(lake_root, pairs, policy, engine, policy_id, batch_id) -> dict:
+    """Worker: load the manifests of these pairs' servers, diff each pair,
+    write the changes and then the ledger; return counts.
+
+    Runs in a worker process, so it reads and writes the lake itself: only
+    pair keys cross the process boundary, never manifests."""
     from pipeline.engine.manifest import parse_manifest
     from pipeline.engine.result import DiffResult
     from pipeline.errors import InputError
+    from pipeline.lake import Lake
+
+    lake = Lake(lake_root)
+    stored = lake.read_servers("manifests", {p["server_id"] for p in pairs},
+                               ["server_id", "manifest_digest", "manifest_json"])
+    texts = {}
+    for server_id, digest, text in zip(*(stored.column(i).to_pylist() for i in range(3))):
+        if digest is not None:
+            texts[(server_id, digest)] = text
+    parsed = {}  # consecutive pairs share a manifest: parse each once
+
+    def load(server_id, digest, version):
+        key = (server_id, digest)
+        if key not in parsed:
+            if key not in texts:
+                raise InputError(f"{server_id} {version}", "manifest missing from the lake")
+            # validated at ingest, nesting limit included: parse and check shape only
+            parsed[key] = parse_manifest(texts[key], f"{server_id} {version}", max_depth=None)
+        return parsed[key]
 
     changes, ledger = [], []
-    for row in rows:
-        key = pair_key(row["server_id"], row["old_digest"], row["new_digest"])
-        base = {"pair_key": key, "server_id": row["server_id"], "old_version": row["old_version"],
+    for row in pairs:
+        base = {"pair_key": pair_key(row["server_id"], row["old_digest"], row["new_digest"]),
+                "server_id": row["server_id"], "old_version": row["old_version"],
                 "new_version": row["new_version"], "old_digest": row["old_digest"],
-                "new_digest": row["new_digest"], "engine_version": engine, "policy_hash": policy_id,
-                "batch_id": batch_id}
+                "new_digest": row["new_digest"], "engine_version": engine,
+                "policy_hash": policy_id, "batch_id": batch_id}
         try:
-            old = parse_manifest(row["old_json"], f"{row['server_id']} {row['old_version']}")
-            new = parse_manifest(row["new_json"], f"{row['server_id']} {row['new_version']}")
+            old = load(row["server_id"], row["old_digest"], row["old_version"])
+            new = load(row["server_id"], row["new_digest"], row["new_version"])
             result = DiffResult(old, new, policy)
         except (InputError, ValueError, RecursionError) as exc:
             ledger.append({**base, "changes": 0, "breaking": 0, "grade": None,
@@ -86,10 +109,12 @@ def diff_batch(rows, policy, engine, policy_id, batch_id):
                             "suppressed": doc["suppressed"],
                             "suppressed_reason": doc["suppressed_reason"],
                             "advisory_json": json.dumps(doc["advisory"])})
-        live = result.summary
-        ledger.append({**base, "changes": len(result.changes), "breaking": live["BREAKING"],
-                       "grade": result.grade, "error": None, "diffed_at": _now()})
-    return changes, ledger
+        ledger.append({**base, "changes": len(result.changes),
+                       "breaking": result.summary["BREAKING"], "grade": result.grade,
+                       "error": None, "diffed_at": _now()})
+    lake.append("changes", changes, batch_id)
+    lake.append("pairs", ledger, batch_id)  # the ledger last: it commits the batch
+    return {"pairs_diffed": len(ledger), "errors": sum(r["error"] is not None for r in ledger)}
 
 
 def _selected(mode, servers) -> str:
@@ -118,27 +143,38 @@ def servers_with_pending_pairs(lake, policy, mode="consecutive", since=None) -> 
     return [r[0] for r in rows]
 
 
-def _pending(con, mode, since, engine, policy_id, batch_size, servers=None):
-    """Pending pairs with both manifests, as an Arrow record batch reader."""
+def _pending(con, mode, since, engine, policy_id, servers=None) -> list:
+    """Keys of the pending pairs (no manifests: those stay on disk)."""
     query = f"""
-        WITH contracts AS (
-            SELECT DISTINCT ON (server_id, manifest_digest) server_id, manifest_digest, manifest_json
-            FROM manifests WHERE ok
-        )
-        SELECT p.server_id, p.old_version, p.new_version, p.old_digest, p.new_digest,
-               o.manifest_json AS old_json, n.manifest_json AS new_json
-        FROM ({_selected(mode, servers)}) p
-        JOIN contracts o ON o.server_id = p.server_id AND o.manifest_digest = p.old_digest
-        JOIN contracts n ON n.server_id = p.server_id AND n.manifest_digest = p.new_digest
-        WHERE NOT p.cached
-        ORDER BY p.server_id, p.old_version, p.new_version
+        SELECT server_id, old_version, new_version, old_digest, new_digest
+        FROM ({_selected(mode, servers)}) WHERE NOT cached
+        ORDER BY server_id, old_version, new_version
     """
     params = {"engine_version": engine, "policy_hash": policy_id, "since": since}
-    return con.sql(query, params=params).to_arrow_reader(batch_size)
+    cursor = con.execute(query, params)
+    names = [d[0] for d in cursor.description]
+    return [dict(zip(names, row)) for row in cursor.fetchall()]
+
+
+def _batches(pairs, batch_size):
+    """Pairs grouped by server, whole servers per batch, about batch_size
+    pairs each: a worker loads each server's manifests once."""
+    batch, size = [], 0
+    by_server = {}
+    for pair in pairs:
+        by_server.setdefault(pair["server_id"], []).append(pair)
+    for group in by_server.values():
+        batch.extend(group)
+        size += len(group)
+        if size >= batch_size:
+            yield batch
+            batch, size = [], 0
+    if batch:
+        yield batch
 
 
 def run_diff_stage(lake, policy, mode="consecutive", since=None, workers=None,
-                   batch_size=256, on_batch=None, servers=None) -> dict:
+                   batch_size=1000, on_batch=None, servers=None) -> dict:
     """Diff every pending pair (of ``servers``, when given); return counts
     for the survey summary."""
     engine, policy_id = engine_version(), policy_hash(policy)
@@ -149,35 +185,26 @@ def run_diff_stage(lake, policy, mode="consecutive", since=None, workers=None,
     stats = {"pairs": total, "pairs_cached": cached, "pairs_diffed": 0, "errors": 0}
     if total == cached:
         return stats
-    reader = _pending(con, mode, since, engine, policy_id, batch_size, servers)
-    workers = workers or os.cpu_count() or 1
+    pending = _pending(con, mode, since, engine, policy_id, servers)
+    con.close()
+    batches = list(_batches(pending, batch_size))
+    workers = min(workers or os.cpu_count() or 1, len(batches))
 
-    def record(result):
-        changes, ledger = result
-        batch_id = ledger[0]["batch_id"]
-        lake.append("changes", changes, batch_id)
-        lake.append("pairs", ledger, batch_id)  # the ledger last: it commits the batch
-        stats["pairs_diffed"] += len(ledger)
-        stats["errors"] += sum(r["error"] is not None for r in ledger)
+    def record(counts):
+        stats["pairs_diffed"] += counts["pairs_diffed"]
+        stats["errors"] += counts["errors"]
         if on_batch:
             on_batch(stats)
 
-    batches = (b.to_pylist() for b in reader)
-    if workers == 1 or total - cached <= batch_size:
-        for rows in batches:
-            record(diff_batch(rows, policy, engine, policy_id, new_batch_id()))
+    if workers <= 1:
+        for batch in batches:
+            record(diff_batch(lake.root, batch, policy, engine, policy_id, new_batch_id()))
         return stats
     # spawn, not fork: the parent holds DuckDB's threads
     context = multiprocessing.get_context("spawn")
     with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
-        in_flight = set()
-        for rows in batches:
-            in_flight.add(pool.submit(diff_batch, rows, policy, engine, policy_id, new_batch_id()))
-            if len(in_flight) >= workers * 2:  # bounded: read ahead at most two batches a worker
-                done, in_flight = concurrent.futures.wait(
-                    in_flight, return_when=concurrent.futures.FIRST_COMPLETED)
-                for future in done:
-                    record(future.result())
-        for future in concurrent.futures.as_completed(in_flight):
+        futures = [pool.submit(diff_batch, lake.root, batch, policy, engine, policy_id, new_batch_id())
+                   for batch in batches]
+        for future in concurrent.futures.as_completed(futures):
             record(future.result())
     return stats

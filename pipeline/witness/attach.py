@@ -15,19 +15,9 @@ import time
 
 from pipeline.engine.catalog import RANK, RULES
 from pipeline.engine.normalise import normalise_schema
-from pipeline.witness import construct, search
-from pipeline.witness.instance import canonical, size
-from pipeline.witness.validate import SchemaUnusable, judge, validator_label
 
-DEFAULTS = {
-    "min_severity": "BREAKING",
-    "max_candidates": 200,     # seeded-search candidates per change
-    "max_constructive": 300,   # constructed candidates per change
-    "max_shrink": 300,         # validator calls spent shrinking one witness
-    "max_size": 10_000,        # characters of canonical JSON
-    "time_budget_s": None,     # optional per-change wall clock cap (not deterministic)
-    "include_suppressed": False,
-}
+# construct / search / instance / validate import jsonschema (~90 ms): they
+# load inside witness_for, only when a schema change really needs a witness.
 
 # Rules whose change cannot be shown by validation at all.
 BY_NATURE = {
@@ -138,6 +128,10 @@ def witness_for(change, old_manifest, new_manifest, renames=None, max_candidates
     if side == "output" and old_raw is None:
         return None, ("none by nature: without an outputSchema the old tool promised nothing "
                       "a result could violate")
+    from pipeline.witness import construct, search
+    from pipeline.witness.instance import size
+    from pipeline.witness.validate import SchemaUnusable, judge, validator_label
+
     a_raw, r_raw = (old_raw, new_raw) if side == "input" else (new_raw, old_raw)
     kind = "rejected" if side == "input" else "accepted"
     try:
@@ -157,32 +151,38 @@ def witness_for(change, old_manifest, new_manifest, renames=None, max_candidates
     def clock():
         return deadline is not None and time.perf_counter() > deadline
 
-    def attributed(value) -> bool:
-        if r_norm_judge is None:
-            return True
+    def tier(value) -> int:
+        """2: the old side accepts, the new side rejects, and every rejection
+        is at the changed place (clean); 1: one of them is (loose); 0: no."""
         try:
-            paths = r_norm_judge.error_paths(value)
-        except Exception:  # a cyclic $ref the normaliser left by name
-            return True
-        prefix = loc.attribution
-        return any(p[:len(prefix)] == prefix for p in paths)
-
-    def oracle(value) -> bool:
-        try:
-            return (size(value) <= max_size and a_judge.accepts(value)
-                    and not r_judge.accepts(value) and attributed(value))
+            if size(value) > max_size or not a_judge.accepts(value) or r_judge.accepts(value):
+                return 0
         except (SchemaUnusable, ValueError, TypeError, RecursionError):
-            return False
+            return 0
+        if r_norm_judge is None:
+            return 2
+        try:
+            top, every = r_norm_judge.error_paths(value)
+        except Exception:  # a cyclic $ref the normaliser left by name
+            return 2
+        prefix = loc.attribution
+        if top and all(p[:len(prefix)] == prefix for p in top):
+            return 2
+        return 1 if any(p[:len(prefix)] == prefix for p in every) else 0
 
     tried = 0
-    found = None
+    found, loose = None, None
     ignored = None
     base_list = construct.bases(a_n, r_n, _safe(a_judge), _safe(r_judge))
-    for candidate in construct.candidates(loc, suffix, base_list, max_constructive):
+    for candidate in construct.candidates(loc, suffix, base_list, max_constructive,
+                                           hints=(change.old, change.new)):
         tried += 1
-        if oracle(candidate):
+        grade = tier(candidate)
+        if grade == 2:
             found = candidate
             break
+        if grade == 1 and loose is None:
+            loose = candidate
         if ignored is None and suffix == "property.removed" and _present(candidate, loc) \
                 and _safe(a_judge)(candidate) and _safe(r_judge)(candidate):
             ignored = candidate
@@ -191,7 +191,12 @@ def witness_for(change, old_manifest, new_manifest, renames=None, max_candidates
     searched = 0
     if found is None and not (side == "input" and suffix == "property.removed" and ignored is not None):
         seed = search.seed_for(rule, change.path, a_n, r_n)
-        found, searched = search.search(oracle, a_n, r_n, base_list, seed, max_candidates, clock)
+        clean, searched = search.search(lambda v: tier(v) == 2, a_n, r_n, base_list, seed,
+                                        max_candidates, clock)
+        found = clean
+    need = 2
+    if found is None and loose is not None:
+        found, need = loose, 1
     if found is None:
         name = str(rel[-1]) if rel else ""
         if name.startswith("x-"):
@@ -213,6 +218,10 @@ def witness_for(change, old_manifest, new_manifest, renames=None, max_candidates
             return None, f"none by nature: {direction} ({tried + searched} candidates checked)"
         return None, (f"no witness found within the bounds: {tried} constructed and {searched} "
                       "searched candidates, none confirmed by the validator")
+
+    def oracle(value) -> bool:
+        return tier(value) >= need
+
     found = search.shrink(found, oracle, max_shrink, clock)
     return {"kind": kind, "value": _sorted(found),
             "validator": validator_label(a_judge, r_judge)}, None
@@ -222,7 +231,7 @@ def _safe(j):
     def accepts(value):
         try:
             return j.accepts(value)
-        except SchemaUnusable:
+        except Exception:  # SchemaUnusable
             return False
     return accepts
 

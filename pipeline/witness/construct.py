@@ -239,7 +239,25 @@ def _typed(a_node, kind):
     return of_type(node, kind) + POOL[kind]
 
 
-def values(loc, current, suffix, depth=0):
+def hinted(loc, hints):
+    """Values at the change's place built from what the change itself names:
+    the old and new keyword values (an ``if`` const, a ``not`` enum, ...) set
+    on every property the changed subtree mentions."""
+    from pipeline.witness.search import constants
+
+    pool, names = [], []
+    for hint in hints:
+        found, mentioned = constants(hint)
+        pool += found
+        names += mentioned
+        if not isinstance(hint, (dict, list)) and hint is not None:
+            pool.append(hint)
+    tail = list(loc.tail)
+    names += [str(tail[i + 1]) for i in range(len(tail) - 1) if tail[i] == "properties"]
+    return dedupe(pool), sorted(set(names))
+
+
+def values(loc, current, suffix, depth=0, hints=()):
     """Candidate values for the place ``loc`` names (before filtering)."""
     a_loc, r_loc, a_node, r_node = loc.a_loc, loc.r_loc, loc.a_node, loc.r_node
     a_flat = flatten(a_node) if isinstance(a_node, dict) else {}
@@ -275,7 +293,7 @@ def values(loc, current, suffix, depth=0):
                     out.append(text)
         out += inst.strings(a_flat) + ["!", "~", "a b", "aa", "A0", "0a", "_", "a@b"]
     elif key in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"):
-        out += _numbers_near(a_node, r_node) + _multiples(a_node, r_node) + [0, 1, -1, 0.5]
+        out += _numbers_near(r_node, a_node) + _multiples(a_node, r_node) + [0, 1, -1, 0.5]
     elif key in ("minItems", "maxItems", "minContains", "maxContains", "uniqueItems", "items",
                  "prefixItems", "contains"):
         base = list(current) if isinstance(current, list) else []
@@ -339,6 +357,17 @@ def values(loc, current, suffix, depth=0):
         for branch in _sub(a_node, key, []) or []:
             if isinstance(branch, dict):
                 out += examples(inst.merge(rest, branch), depth + 1)
+    if hints:
+        pool, names = hinted(loc, hints)
+        obj = dict(current) if isinstance(current, dict) else {}
+        required = _sub(a_flat, "required", [])
+        required = set(required) if isinstance(required, list) else set()
+        bare = {k: v for k, v in obj.items() if k in required}
+        for name in names[:20]:
+            for v in dedupe(pool + ANY_VALUES)[:60]:
+                out.append({**obj, name: v})
+                out.append({**bare, name: v})
+        out += pool
     out += examples(a_loc, depth + 1)
     if isinstance(a_flat, dict):
         out += inst.objects(a_flat, depth + 1) if "object" in inst.types_of(a_flat)[:1] else []
@@ -362,19 +391,21 @@ def bases(a_root, r_root, a_judge, r_judge):
     return dedupe(out)[:4] or [None]
 
 
-def candidates(loc, suffix, base_list, limit):
+def candidates(loc, suffix, base_list, limit, hints=()):
     """Whole-instance candidates, in a stable order, at most ``limit``."""
     seen = set()
     count = 0
     for base in base_list:
         current = get(base, loc.hops) if loc.hops else base
         local = []
-        for value in dedupe(values(loc, current, suffix)):
+        for value in dedupe(values(loc, current, suffix, hints=hints)):
             a_ok = quick(loc.a_loc, value) if loc.a_loc is not None else True
             r_ok = quick(loc.r_loc, value) if loc.r_loc is not None else True
             rank = 0 if (a_ok is not False and r_ok is not True) else 1
             local.append((rank, value))
-        local.sort(key=lambda item: item[0])  # stable: keeps the family's order
+        whole_root = not loc.hops and not loc.tail  # a whole schema appeared or went away:
+        # MCP arguments and structured results are objects, so objects first
+        local.sort(key=lambda item: (item[0], whole_root and not isinstance(item[1], dict)))
         for _rank, value in local:
             whole = place(base, loc, value)
             key = canonical(whole)

@@ -67,14 +67,15 @@ class Judge:
             raise SchemaUnusable(f"cannot evaluate the schema: {type(exc).__name__}: {exc}") from None
 
     def error_paths(self, value):
-        """Schema paths (tuples of str) of every error, nested ones included."""
-        out = []
-        stack = list(self._validator.iter_errors(value))
+        """(top-level error schema paths, every error's path with nested
+        combinator errors included), as tuples of str."""
+        top = list(self._validator.iter_errors(value))
+        every, stack = [], list(top)
         while stack:
             error = stack.pop()
-            out.append(tuple(str(p) for p in error.absolute_schema_path))
+            every.append(tuple(str(p) for p in error.absolute_schema_path))
             stack.extend(error.context or ())
-        return out
+        return [tuple(str(p) for p in e.absolute_schema_path) for e in top], every
 
 
 _CACHE = {}

@@ -1,11 +1,9 @@
 """A crash mid-run loses nothing already written and leaves no duplicates."""
 
 import json
-import os
 import signal
 import subprocess
 import sys
-import time
 
 from pipeline.engine.policy import Policy
 from pipeline.lake import Lake
@@ -46,26 +44,28 @@ def test_orphaned_changes_files_are_removed_before_new_work(tmp_path):
     assert con.execute("SELECT count(*) FROM pairs").fetchall() == [(2,)]
 
 
-def test_killed_mid_batch_then_rerun_is_complete_without_duplicates(tmp_path):
+def test_killed_mid_run_then_rerun_is_complete_without_duplicates(tmp_path):
+    """SIGKILL the diff stage after its second batch (one server per batch),
+    with work still pending; a re-run completes the ledger exactly once."""
     lake = _synthetic_lake(tmp_path / "lake")
     script = (
-        "import sys; from pipeline.lake import Lake; from pipeline.engine.policy import Policy\n"
+        "import os, signal\n"
+        "from pipeline.lake import Lake\n"
+        "from pipeline.engine.policy import Policy\n"
         "from pipeline.survey.diffstage import run_diff_stage\n"
-        f"run_diff_stage(Lake({str(tmp_path / 'lake')!r}), Policy(), workers=1, batch_size=4)\n")
-    process = subprocess.Popen([sys.executable, "-c", script], start_new_session=True)
-    ledger_dir = tmp_path / "lake" / "pairs"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and process.poll() is None:
-        if ledger_dir.exists() and sum(1 for _ in ledger_dir.rglob("*.parquet")) >= 3:
-            break
-        time.sleep(0.01)
-    os.killpg(process.pid, signal.SIGKILL)
-    process.wait()
+        "def crash(stats):\n"
+        "    if stats['pairs_diffed'] >= 2 * 39:\n"
+        "        os.kill(os.getpid(), signal.SIGKILL)\n"
+        f"run_diff_stage(Lake({str(tmp_path / 'lake')!r}), Policy(), workers=1, batch_size=1,"
+        " on_batch=crash)\n")
+    process = subprocess.run([sys.executable, "-c", script], timeout=120)
+    assert process.returncode == -signal.SIGKILL
     partial = _ledger(lake)
     expected_pairs = 6 * 39
-    assert 0 < len(partial) < expected_pairs, "the kill should land mid-run"
-    stats = run_diff_stage(lake, Policy(), workers=1)
+    assert len(partial) == 2 * 39
+    stats = run_diff_stage(lake, Policy(), workers=2, batch_size=1)
     assert stats["pairs_cached"] == len(partial)
+    assert stats["pairs_diffed"] == expected_pairs - len(partial)
     ledger = _ledger(lake)
     assert len(ledger) == expected_pairs
     assert all(count == 1 for _, count in ledger)
