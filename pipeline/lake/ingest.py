@@ -8,6 +8,7 @@ row (``error_kind: invalid_manifest``) and the rest carries on.
 """
 
 import datetime as dt
+import hashlib
 import json
 import os
 import re
@@ -50,7 +51,8 @@ def capture_row(server_id, version, manifest_text, *, source, captured_at, trans
     row = {"server_id": server_id, "version": version, "version_key": version_key(version),
            "captured_at": _timestamp(captured_at), "source": source, "transport": transport,
            "ok": ok, "error_kind": error_kind, "error": error, "manifest_digest": None,
-           "tool_digests": None, "manifest_json": None}
+           "tool_digests": None, "tool_hashes": None, "surface_json": None, "manifest_json": None,
+           "tools": []}
     if not ok or manifest_text is None:
         row["ok"] = False
         return row
@@ -63,6 +65,16 @@ def capture_row(server_id, version, manifest_text, *, source, captured_at, trans
         return row
     row["tool_digests"] = json.dumps(digests, sort_keys=True)
     row["manifest_json"] = manifest_text if isinstance(manifest_text, str) else manifest_text.decode("utf-8-sig")
+    row["surface_json"] = json.dumps({k: v for k, v in manifest.items() if k != "tools"})
+    if isinstance(manifest.get("tools"), list):
+        hashes = {}
+        for tool in manifest["tools"]:
+            text = json.dumps(tool, sort_keys=True, ensure_ascii=False)
+            hashes[tool["name"]] = hashlib.sha256(text.encode()).hexdigest()[:32]
+            row["tools"].append({"server_id": server_id, "manifest_digest": row["manifest_digest"],
+                                 "name": tool["name"], "tool_hash": hashes[tool["name"]],
+                                 "tool_json": text})
+        row["tool_hashes"] = json.dumps(hashes, sort_keys=True)
     return row
 
 
@@ -125,21 +137,29 @@ def _crawl_log(folder: str) -> dict:
 
 
 def store(lake, rows) -> dict:
-    """Append the rows the lake does not hold yet; return counts."""
+    """Append the rows the lake does not hold yet; return counts. A new
+    contract's tools are written first and its manifest row last, so a
+    manifest row always has its tools."""
     con = lake.connect()
     known = set(con.execute(
         "SELECT server_id, version, coalesce(manifest_digest, error_kind), captured_at FROM manifests"
     ).fetchall())
     known_contracts = {(s, v, d) for s, v, d, _ in known}
-    fresh = []
+    stored_tools = set(con.execute("SELECT DISTINCT server_id, manifest_digest FROM tools").fetchall())
+    fresh, tools = [], []
     for row in rows:
         if row["ok"]:
             key = (row["server_id"], row["version"], row["manifest_digest"])
             if key in known_contracts:
                 continue
             known_contracts.add(key)
+            if (row["server_id"], row["manifest_digest"]) not in stored_tools:
+                stored_tools.add((row["server_id"], row["manifest_digest"]))
+                tools.extend(row["tools"])  # a contract's tools once, whatever its versions
         elif (row["server_id"], row["version"], row["error_kind"], row["captured_at"]) in known:
             continue
         fresh.append(row)
-    lake.append("manifests", fresh, new_batch_id())
+    batch = new_batch_id()
+    lake.append("tools", tools, batch)
+    lake.append("manifests", [{k: v for k, v in row.items() if k != "tools"} for row in fresh], batch)
     return {"rows": len(rows), "added": len(fresh), "errors": sum(not r["ok"] for r in fresh)}

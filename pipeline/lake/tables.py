@@ -1,6 +1,7 @@
 """The lake's tables: versioned Arrow schemas, one folder each.
 
     LAKE/manifests/v1/server_id=<id>/part-<batch>.parquet   one row per capture
+    LAKE/tools/v1/server_id=<id>/part-<batch>.parquet       one row per tool of a stored contract
     LAKE/changes/v1/server_id=<id>/part-<batch>.parquet     one row per change
     LAKE/pairs/v1/server_id=<id>/part-<batch>.parquet       one row per diffed pair (the ledger)
     LAKE/runs/v1/part-<run>.parquet                         one row per survey run
@@ -26,8 +27,20 @@ MANIFESTS = pa.schema([
     ("error_kind", pa.string()),
     ("error", pa.string()),
     ("manifest_digest", pa.string()),
-    ("tool_digests", pa.string()),      # JSON {name: digest}
+    ("tool_digests", pa.string()),      # JSON {name: mcp-contract-v2 digest}
+    ("tool_hashes", pa.string()),       # JSON {name: hash of the whole tool}; null: no tools captured
+    ("surface_json", pa.string()),      # the capture without its tools
     ("manifest_json", pa.string()),     # the capture exactly as stored on disk
+])
+
+# Each tool of each stored contract once, so a pair loads and walks only the
+# tools whose hash moved.
+TOOLS = pa.schema([
+    ("server_id", pa.string()),
+    ("manifest_digest", pa.string()),
+    ("name", pa.string()),
+    ("tool_hash", pa.string()),
+    ("tool_json", pa.string()),
 ])
 
 PAIR_COLUMNS = [
@@ -81,5 +94,5 @@ RUNS = pa.schema([
     ("summary_json", pa.string()),      # the survey's JSON summary, timings included
 ])
 
-TABLES = {"manifests": MANIFESTS, "changes": CHANGES, "pairs": PAIRS, "runs": RUNS}
-PARTITIONED = ("manifests", "changes", "pairs")
+TABLES = {"manifests": MANIFESTS, "tools": TOOLS, "changes": CHANGES, "pairs": PAIRS, "runs": RUNS}
+PARTITIONED = ("manifests", "tools", "changes", "pairs")

@@ -55,35 +55,78 @@ def _now():
     return dt.datetime.now(dt.timezone.utc)
 
 
+class _Contracts:
+    """The stored contracts of some servers, loaded for one batch.
+
+    A pair is diffed on reduced manifests: both surfaces (the capture
+    without its tools) plus only the tools whose whole-tool hash differs
+    between the two sides. An unchanged tool can produce no change, so the
+    result is the same as diffing the whole manifests, at the cost of the
+    tools that moved."""
+
+    def __init__(self, lake, servers):
+        stored = lake.read_servers("manifests", servers,
+                                   ["server_id", "manifest_digest", "surface_json", "tool_hashes"])
+        self.surfaces = {}
+        for server_id, digest, surface, hashes in zip(*(c.to_pylist() for c in stored.columns)):
+            if digest is not None:
+                self.surfaces[(server_id, digest)] = (surface, hashes)
+        tools = lake.read_servers("tools", servers, ["server_id", "manifest_digest", "name", "tool_json"])
+        self.tools = {(s, d, n): t for s, d, n, t in zip(*(c.to_pylist() for c in tools.columns))}
+        self._hashes = {}
+
+    def hashes(self, server_id, digest):
+        key = (server_id, digest)
+        if key not in self._hashes:
+            text = self.surfaces[key][1]
+            try:
+                self._hashes[key] = None if text is None else dict(json.loads(text))
+            except (TypeError, ValueError):
+                self._hashes[key] = {}  # unreadable: every tool reads as moved, and is looked up
+        return self._hashes[key]
+
+    def pair(self, server_id, old_digest, new_digest, sources):
+        """(old, new) reduced manifests, validated for shape."""
+        from pipeline.engine.manifest import validate_manifest
+        from pipeline.errors import InputError
+
+        manifests = []
+        for digest, source in zip((old_digest, new_digest), sources):
+            if (server_id, digest) not in self.surfaces:
+                raise InputError(source, "manifest missing from the lake")
+        old_h, new_h = self.hashes(server_id, old_digest), self.hashes(server_id, new_digest)
+        moved = {n for n in (old_h or {}).keys() | (new_h or {}).keys()
+                 if (old_h or {}).get(n) != (new_h or {}).get(n)}
+        for digest, hashes, source in ((old_digest, old_h, sources[0]), (new_digest, new_h, sources[1])):
+            try:
+                manifest = json.loads(self.surfaces[(server_id, digest)][0])
+            except (TypeError, ValueError) as exc:
+                raise InputError(source, f"stored manifest is not valid JSON ({exc})") from None
+            if not isinstance(manifest, dict):
+                raise InputError(source, "stored manifest is not a JSON object")
+            if hashes is not None:
+                try:
+                    manifest["tools"] = [json.loads(self.tools[(server_id, digest, n)])
+                                         for n in sorted(moved) if n in hashes]
+                except KeyError:
+                    raise InputError(source, "a tool is missing from the lake") from None
+            # validated whole at ingest, nesting limit included: check shape only
+            manifests.append(validate_manifest(manifest, source, max_depth=None))
+        return manifests
+
+
 def diff_batch(lake_root, pairs, policy, engine, policy_id, batch_id) -> dict:
-    """Worker: load the manifests of these pairs' servers, diff each pair,
-    write the changes and then the ledger; return counts.
+    """Worker: diff each pair of a batch, then write the changes and the
+    ledger; return counts.
 
     Runs in a worker process, so it reads and writes the lake itself: only
     pair keys cross the process boundary, never manifests."""
-    from pipeline.engine.manifest import parse_manifest
     from pipeline.engine.result import DiffResult
     from pipeline.errors import InputError
     from pipeline.lake import Lake
 
     lake = Lake(lake_root)
-    stored = lake.read_servers("manifests", {p["server_id"] for p in pairs},
-                               ["server_id", "manifest_digest", "manifest_json"])
-    texts = {}
-    for server_id, digest, text in zip(*(stored.column(i).to_pylist() for i in range(3))):
-        if digest is not None:
-            texts[(server_id, digest)] = text
-    parsed = {}  # consecutive pairs share a manifest: parse each once
-
-    def load(server_id, digest, version):
-        key = (server_id, digest)
-        if key not in parsed:
-            if key not in texts:
-                raise InputError(f"{server_id} {version}", "manifest missing from the lake")
-            # validated at ingest, nesting limit included: parse and check shape only
-            parsed[key] = parse_manifest(texts[key], f"{server_id} {version}", max_depth=None)
-        return parsed[key]
-
+    contracts = _Contracts(lake, {p["server_id"] for p in pairs})
     changes, ledger = [], []
     for row in pairs:
         base = {"pair_key": pair_key(row["server_id"], row["old_digest"], row["new_digest"]),
@@ -92,8 +135,9 @@ def diff_batch(lake_root, pairs, policy, engine, policy_id, batch_id) -> dict:
                 "new_digest": row["new_digest"], "engine_version": engine,
                 "policy_hash": policy_id, "batch_id": batch_id}
         try:
-            old = load(row["server_id"], row["old_digest"], row["old_version"])
-            new = load(row["server_id"], row["new_digest"], row["new_version"])
+            old, new = contracts.pair(row["server_id"], row["old_digest"], row["new_digest"],
+                                      (f"{row['server_id']} {row['old_version']}",
+                                       f"{row['server_id']} {row['new_version']}"))
             result = DiffResult(old, new, policy)
         except (InputError, ValueError, RecursionError) as exc:
             ledger.append({**base, "changes": 0, "breaking": 0, "grade": None,

@@ -147,16 +147,20 @@ def test_an_unreadable_pair_is_an_error_row_and_the_rest_carries_on(tmp_path):
     (folder / "gamma" / "2.0.0.json").write_text('{"tools": [{"name": "a"}]}')
     lake = Lake(str(tmp_path / "lake"))
     store(lake, rows_from_folder(str(folder)))
-    # corrupt one stored manifest behind the lake's back: a duplicate tool name
+    # damage one stored capture behind the lake's back (another tool wrote it)
     con = lake.connect()
     rows = [dict(zip([d[0] for d in con.description], r))
             for r in con.execute("SELECT * FROM manifests").fetchall()]
     for row in rows:
         if row["server_id"] == "gamma" and row["version"] == "2.0.0":
-            row["manifest_json"] = '{"tools": [{"name": "a"}, {"name": "a"}]}'
+            row["surface_json"] = "{not json"
     shutil.rmtree(tmp_path / "lake" / "manifests")
     lake.append("manifests", rows, "rewritten")
     stats = run_diff_stage(lake, Policy(), workers=1)
     assert stats["pairs_diffed"] == 2 and stats["errors"] == 1
     errors = lake.connect().execute("SELECT server_id, error FROM pairs WHERE error IS NOT NULL").fetchall()
-    assert errors[0][0] == "gamma" and "duplicate name 'a'" in errors[0][1]
+    assert errors[0][0] == "gamma"
+    assert errors[0][1].startswith("gamma 2.0.0: stored manifest is not valid JSON")
+    # the other server's pair was diffed as usual
+    assert lake.connect().execute(
+        "SELECT count(*) FROM changes WHERE server_id = 'beta'").fetchall() == [(2,)]
