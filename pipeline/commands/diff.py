@@ -20,6 +20,11 @@ def add_arguments(parser):
     parser.add_argument("--semantic", action="store_true",
                         help="attach advisory judge notes (never changes a severity)")
     parser.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    parser.add_argument("--witness", metavar="SEVERITY", default="BREAKING",
+                        help="build a witness (a concrete call or result proving the break) for "
+                             "schema changes at or above this severity, or never (default: BREAKING)")
+    parser.add_argument("--witness-candidates", type=int, default=200, metavar="N",
+                        help="candidates the bounded search may try per change (default: 200)")
 
 
 def run(args) -> int:
@@ -40,6 +45,13 @@ def run(args) -> int:
     old = read_manifest(args.old, config.max_bytes, config.max_depth)
     new = read_manifest(args.new, config.max_bytes, config.max_depth)
     result = DiffResult(old, new, policy, old_source=args.old, new_source=args.new)
+    witness = parse_severity(args.witness, "--witness", allow_never=True)
+    if args.witness_candidates < 1:
+        raise InputError("--witness-candidates", "must be at least 1")
+    if witness != "never":
+        from pipeline.witness import attach_witnesses  # evidence only: severities untouched
+
+        attach_witnesses(result, min_severity=witness, max_candidates=args.witness_candidates)
     if args.semantic:
         from pipeline.judge import annotate  # advisory notes; severities untouched
 

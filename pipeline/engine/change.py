@@ -75,6 +75,8 @@ class Change:
             "suppressed": self.suppressed,
             "suppressed_reason": self.suppressed_reason,
             "advisory": self.advisory,
+            "witness": self.witness,
+            "witness_note": self.witness_note,
         }
 
     def __repr__(self):

@@ -238,9 +238,13 @@ def _numeric_bound(w, old, new, rel, inclusive, exclusive, lower):
         inward = b[0] < a[0] or (b[0] == a[0] and b[1])
     key = (b or a)[2]
     w.claims += [rel + (inclusive,), rel + (exclusive,)]
+    if a is not None and b is not None and a[2] == b[2]:
+        before, after = a[0], b[0]  # the same keyword: plain values
+    else:  # absent, or inclusive <-> exclusive: name the keyword with its value
+        before = MISSING if a is None else {a[2]: a[0]}
+        after = MISSING if b is None else {b[2]: b[0]}
     w.emit("constraint.tightened" if inward else "constraint.loosened", rel + (key,),
-           MISSING if a is None else {a[2]: a[0]}, MISSING if b is None else {b[2]: b[0]},
-           detail=key)
+           before, after, detail=key)
 
 
 def _unique_items(w, old, new, rel):

@@ -28,7 +28,8 @@ def diff_server(old, new, changes):
     if _both(old, new, "protocolVersion") and old["protocolVersion"] != new["protocolVersion"]:
         changes.append(Change("server.protocolVersion.changed", None, "/protocolVersion",
                               old["protocolVersion"], new["protocolVersion"]))
-    _identity(old.get("serverInfo"), new.get("serverInfo"), changes)
+    if _both(old, new, "serverInfo"):
+        _identity(old["serverInfo"], new["serverInfo"], changes)
     if _both(old, new, "capabilities"):
         _capabilities(old["capabilities"], new["capabilities"], changes)
     if ("instructions" in old or _initialized(old)) and ("instructions" in new or _initialized(new)):
@@ -70,7 +71,7 @@ def _strings(value) -> set:
 
 
 def _identity(old, new, changes):
-    if old is None or new is None or old == new:
+    if old == new:
         return
     if not isinstance(old, dict) or not isinstance(new, dict):
         changes.append(Change("server.identity.changed", None, "/serverInfo", old, new,

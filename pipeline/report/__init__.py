@@ -49,3 +49,15 @@ def kind_of(entity_path: str) -> str:
     first = entity_path.split("/")[1] if entity_path.count("/") >= 1 else ""
     return {"tools": "tool", "prompts": "prompt", "resources": "resource",
             "resourceTemplates": "resource template"}.get(first, "server")
+
+
+def witness_text(change, limit: int = 120) -> str | None:
+    """One line of evidence: the witness value, or why there is none."""
+    if change.witness is not None:
+        import json
+
+        value = json.dumps(change.witness["value"], sort_keys=True, ensure_ascii=False)
+        if len(value) > limit:
+            value = value[: limit - 1] + "…"
+        return f"{change.witness['kind']} {value}"
+    return change.witness_note

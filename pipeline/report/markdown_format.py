@@ -1,6 +1,6 @@
 """Markdown fit for a pull-request comment."""
 
-from pipeline.report import groups, headline, kind_of
+from pipeline.report import groups, headline, kind_of, witness_text
 
 _ICONS = {"BREAKING": "🔴", "POTENTIALLY_BREAKING": "🟠", "NON_BREAKING": "🟢",
           "DOCUMENTATION": "📝"}
@@ -27,5 +27,8 @@ def render(result, **_) -> str:
         for c in changes:
             sev = f"~~`{c.severity}`~~ (suppressed: {_cell(c.suppressed_reason)})" if c.suppressed \
                 else f"{_ICONS[c.severity]} `{c.severity}`"
-            out.append(f"| {sev} | `{c.rule}` | {_cell(c.message)}<br>`{_cell(c.path)}` | {_cell(c.note)} |")
+            evidence = witness_text(c)
+            proof = f"<br>witness: `{_cell(evidence)}`" if c.witness else (
+                f"<br>witness: {_cell(evidence)}" if evidence else "")
+            out.append(f"| {sev} | `{c.rule}` | {_cell(c.message)}<br>`{_cell(c.path)}`{proof} | {_cell(c.note)} |")
     return "\n".join(out) + "\n"

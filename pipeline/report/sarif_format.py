@@ -49,7 +49,8 @@ def render(result, **_) -> str:
             "properties": {"severity": change.severity,
                            "default_severity": change.default_severity,
                            "entity": change.entity, "path": change.path,
-                           "old": change.old, "new": change.new},
+                           "old": change.old, "new": change.new,
+                           "witness": change.witness, "witness_note": change.witness_note},
         }
         if change.suppressed:
             entry["suppressions"] = [{"kind": "external", "justification": change.suppressed_reason}]

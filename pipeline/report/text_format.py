@@ -2,7 +2,7 @@
 
 import os
 
-from pipeline.report import groups, headline, kind_of
+from pipeline.report import groups, headline, kind_of, witness_text
 
 _COLOURS = {"BREAKING": "31", "POTENTIALLY_BREAKING": "33", "NON_BREAKING": "32",
             "DOCUMENTATION": "36"}
@@ -28,6 +28,9 @@ def render(result, colour: bool = False, **_) -> str:
                 lines.append(f"      suppressed: {c.suppressed_reason}")
             elif c.severity in ("BREAKING", "POTENTIALLY_BREAKING"):
                 lines.append(f"      advice: {c.note}")
+            evidence = witness_text(c)
+            if evidence:
+                lines.append(f"      witness: {evidence}")
             for note in c.advisory:
                 lines.append(f"      judge: {note.get('summary', note) if isinstance(note, dict) else note}")
         lines.append("")

@@ -165,10 +165,12 @@ def witness_for(change, old_manifest, new_manifest, renames=None, max_candidates
             top, every = r_norm_judge.error_paths(value)
         except Exception:  # a cyclic $ref the normaliser left by name
             return 2
-        prefix = loc.attribution
-        if top and all(p[:len(prefix)] == prefix for p in top):
+        def attributed(path):
+            return any(path[:len(prefix)] == prefix for prefix in loc.attributions)
+
+        if top and all(attributed(p) for p in top):
             return 2
-        return 1 if any(p[:len(prefix)] == prefix for p in every) else 0
+        return 1 if any(attributed(p) for p in every) else 0
 
     tried = 0
     found, loose = None, None
@@ -237,6 +239,8 @@ def _safe(j):
 
 
 def _present(candidate, loc):
+    from pipeline.witness import construct
+
     name = str(loc.tail[1]) if len(loc.tail) > 1 else None
     holder = construct.get(candidate, loc.hops) if loc.hops else candidate
     return isinstance(holder, dict) and name in holder

@@ -50,6 +50,7 @@ class Location:
         self.a_loc = self.r_loc = self.a_node = self.r_node = None
         self.tail = ()
         self.attribution = ()   # schema path prefix a rejection must come from
+        self.attributions = ()  # the prefixes accepted (a property rule names its keyword)
         self.root = None        # the accepting root schema
 
 
@@ -129,6 +130,18 @@ def locate(rel, a_root, r_root, suffix) -> Location:
     loc.tail = tuple(parts[i:])
     loc.a_loc, loc.r_loc, loc.a_node, loc.r_node = a_loc, r_loc, a_node, r_node
     loc.attribution = tuple(attribution)
+    loc.attributions = (loc.attribution,)
+    # A property rule is attributed to the keyword that enforces it on the
+    # holder, not to the holder as a whole: a call rejected for a different
+    # required property proves nothing about a removed one.
+    if suffix in PROPERTY_RULES and len(loc.tail) >= 2 and loc.tail[0] == "properties":
+        name = str(loc.tail[1])
+        if suffix == "property.removed":
+            loc.attributions = tuple(loc.attribution + k for k in (
+                ("additionalProperties",), ("unevaluatedProperties",), ("propertyNames",),
+                ("properties", name)))
+        elif suffix == "property.addedRequired":
+            loc.attributions = (loc.attribution + ("required",),)
     return loc
 
 

@@ -54,6 +54,9 @@ def test_json_output_follows_the_contract(mcpdelta):
     assert doc["old"]["digest"] != doc["new"]["digest"]
     assert doc["grade"] == "major" and doc["verdict"] == "fail" and doc["fail_on"] == "BREAKING"
     removed = [c for c in doc["changes"] if c["rule"] == "tool.input.property.removed"]
+    # the new input schema is open: q is accepted and ignored, so no call proves the break
+    assert removed[0].pop("witness") is None
+    assert removed[0].pop("witness_note").startswith("accepted but ignored")
     assert removed == [{
         "rule": "tool.input.property.removed",
         "severity": "BREAKING",
@@ -70,6 +73,19 @@ def test_json_output_follows_the_contract(mcpdelta):
     }]
     assert doc["summary"] == {"BREAKING": 3, "POTENTIALLY_BREAKING": 0, "NON_BREAKING": 0,
                               "DOCUMENTATION": 1, "suppressed": 0}
+
+
+def test_witnesses_prove_breaks_and_can_be_turned_off(mcpdelta):
+    doc = json.loads(mcpdelta("diff", *BREAKING_PAIR, "--format", "json").stdout)
+    bound = [c for c in doc["changes"] if c["rule"] == "tool.input.constraint.tightened"][0]
+    # maximum 100 -> 50: the old schema accepts limit 51, the new one rejects it
+    assert bound["witness"]["kind"] == "rejected"
+    assert bound["witness"]["value"]["limit"] == 51
+    identity = [c for c in doc["changes"] if c["rule"] == "server.identity.changed"][0]
+    assert identity["witness"] is None and identity["witness_note"] is None  # below the level
+    off = json.loads(mcpdelta("diff", *BREAKING_PAIR, "--format", "json", "--witness", "never").stdout)
+    assert all(c["witness"] is None and c["witness_note"] is None for c in off["changes"])
+    assert [c["severity"] for c in off["changes"]] == [c["severity"] for c in doc["changes"]]
 
 
 def test_manifest_from_stdin(mcpdelta):
