@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-EXAMPLE = pathlib.Path(__file__).parent / "example"
+EXAMPLE = pathlib.Path(__file__).resolve().parents[2] / "data" / "examples" / "notes"
 
 
 def _console_script():

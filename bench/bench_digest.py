@@ -1,16 +1,19 @@
 """Digests per second for a ~5 KB tool, on one core.
 
-    python -m tests.contract.bench_digest
+    .venv/bin/python bench/bench_digest.py
 
-Not collected by pytest (timings on a shared machine make flaky tests);
 the issue's target is at least 5,000/s. Two shapes: a typical contract
 (strings, booleans, small integers: the stdlib fast path) and one holding a
 float and an int64 bound (the rfc8785 path).
 """
 
+import pathlib
+import sys
 import time
 
-from pipeline.contract import jcs, tool_digest
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
+
+from pipeline.contract import jcs, tool_digest  # noqa: E402
 
 
 def _tool(numbers: bool) -> dict:
