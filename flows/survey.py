@@ -46,8 +46,8 @@ def diff_task(lake_root, policy, pairs, since, servers=None, workers=None):
 
 @task(name="judge-changes")
 def judge_task(lake_root, config_file):
-    """Advisory notes on prose changes. Until judges are wired into the batch
-    pipeline this stage judges nothing and says so; it never fakes a note."""
+    """Advisory notes on prose changes from the configured judges (none
+    configured: nothing judged, and no note is ever made up)."""
     from pipeline.survey import judge_stage
 
     config, _ = _policy(config_file)

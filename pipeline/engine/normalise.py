@@ -14,6 +14,7 @@ The result is a fresh tree (inputs are never mutated) in which:
 - array-form ``items`` is ``prefixItems`` (and ``additionalItems`` is ``items``);
 - draft-04 boolean ``exclusiveMinimum`` / ``exclusiveMaximum`` are numbers;
 - an ``anyOf`` of bare ``{"type": T}`` branches is a ``type`` list;
+- on an integer, an exclusive bound is the inclusive bound a step in;
 - set-valued keywords (``type``, ``enum``, ``required``, ``allOf`` /
   ``anyOf`` / ``oneOf`` branches) are sorted and de-duplicated;
 - no-op spellings are dropped: ``true`` / ``{}`` ``additionalProperties`` and ``items``,
@@ -151,6 +152,8 @@ def _tidy(node, notation):
             del node[bound]
             if flag and plain in node:
                 node[bound] = node.pop(plain)
+    if node.get("type") == "integer":
+        _integer_bounds(node, notation)
     branches = node.get("anyOf")
     if (isinstance(branches, list) and branches and "type" not in node
             and all(isinstance(b, dict) and set(b) == {"type"} and isinstance(b["type"], str)
@@ -174,6 +177,24 @@ def _tidy(node, notation):
         if key in node and node[key] == noop and type(node[key]) is type(noop):
             del node[key]
     return node
+
+
+def _integer_bounds(node, notation):
+    """On integers an exclusive bound is an inclusive one a step in: zod 4
+    writes ``exclusiveMinimum: 0`` where zod 3 wrote ``minimum: 1``."""
+    import math
+
+    for exclusive, inclusive, step, pick in (("exclusiveMinimum", "minimum", 1, max),
+                                             ("exclusiveMaximum", "maximum", -1, min)):
+        value = node.get(exclusive)
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+            notation.add("integer-exclusive")
+            bound = math.floor(value) + 1 if step > 0 else math.ceil(value) - 1
+            del node[exclusive]
+            current = node.get(inclusive)
+            if isinstance(current, (int, float)) and not isinstance(current, bool):
+                bound = pick(bound, current)
+            node[inclusive] = bound
 
 
 def _sorted_set(values):

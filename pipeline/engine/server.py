@@ -92,8 +92,17 @@ def _capabilities(old, new, changes):
                                   where="capabilities"))
         return
     old_ext, new_ext = _extensions(old), _extensions(new)
+    old_exp, new_exp = _extensions(old, "experimental"), _extensions(new, "experimental")
     for key in sorted(old.keys() | new.keys()):
         if key == "extensions" and old_ext is not None and new_ext is not None:
+            continue
+        if key == "experimental" and old_exp is not None and new_exp is not None:
+            # a map of experimental features: {} advertises none, so each
+            # feature is the capability
+            for name in sorted(old_exp.keys() | new_exp.keys()):
+                _member("server.capability", pointer("capabilities", key, name), f"experimental/{name}",
+                        {f"experimental/{name}": v for name, v in old_exp.items()},
+                        {f"experimental/{name}": v for name, v in new_exp.items()}, changes)
             continue
         _member("server.capability", pointer("capabilities", key), key, old, new, changes)
     if old_ext is not None and new_ext is not None:
@@ -102,10 +111,11 @@ def _capabilities(old, new, changes):
                     old_ext, new_ext, changes)
 
 
-def _extensions(capabilities):
-    """The advertised extensions by id: absent is none, a non-object is
-    unreadable (None: reported as a capability change)."""
-    value = capabilities.get("extensions", {})
+def _extensions(capabilities, key="extensions"):
+    """A map of advertised extensions (or experimental features) by id:
+    absent is none, a non-object is unreadable (None: reported as a
+    capability change)."""
+    value = capabilities.get(key, {})
     return value if isinstance(value, dict) else None
 
 

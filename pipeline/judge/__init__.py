@@ -15,10 +15,14 @@ Entry points:
 - ``annotate(result, config)``: what ``mcpdelta diff --semantic`` calls.
 - ``load_judges(config)`` + ``judge_changes(changes, judges, cache)``: for a
   batch stage; ``judge_changes`` returns the notes and writes nothing.
+- ``lakestage.judge_lake(lake, config, engine, policy_id)``: the survey's
+  judge stage (``pipeline.survey.judge_stage``): notes into the lake's
+  ``notes`` table, which is also its cache.
 
 Modules: ``config`` (entries), ``prompt`` (the one versioned template and
 the answer parser), ``client`` (HTTP, retries), ``budget``, ``cache``,
-``jury`` (asking and combining), ``note`` (the note's shape).
+``jury`` (asking and combining), ``note`` (the note's shape), ``lakestage``
+(the survey stage).
 """
 
 import os

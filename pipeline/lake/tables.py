@@ -5,6 +5,7 @@
     LAKE/changes/v1/server_id=<id>/part-<batch>.parquet     one row per change
     LAKE/pairs/v1/server_id=<id>/part-<batch>.parquet       one row per diffed pair (the ledger)
     LAKE/runs/v1/part-<run>.parquet                         one row per survey run
+    LAKE/notes/v1/server_id=<id>/part-<batch>.parquet       one row per judge note on a prose change
 
 A schema change bumps the folder's version; readers name the version they
 understand, so an old lake is never misread.
@@ -94,5 +95,35 @@ RUNS = pa.schema([
     ("summary_json", pa.string()),      # the survey's JSON summary, timings included
 ])
 
-TABLES = {"manifests": MANIFESTS, "tools": TOOLS, "changes": CHANGES, "pairs": PAIRS, "runs": RUNS}
-PARTITIONED = ("manifests", "tools", "changes", "pairs")
+# Advisory judge notes on prose changes (pipeline/judge/lakestage.py), and
+# the survey's judge cache: a question whose note_key already has an answer
+# here is never asked again. Notes are about content, not about an engine or
+# a policy, and never carry a severity.
+NOTES = pa.schema([
+    ("note_key", pa.string()),          # content hash of the question: model, endpoint, prompt
+                                        # version, rule, entity, path, old and new text (the jury:
+                                        # a hash of its judges' keys)
+    ("server_id", pa.string()),
+    ("pair_key", pa.string()),
+    ("rule", pa.string()),
+    ("entity", pa.string()),
+    ("path", pa.string()),
+    ("old_json", pa.string()),          # as in changes.old_json, so a note joins its change
+    ("new_json", pa.string()),
+    ("judge", pa.string()),             # the judge's name, or "jury"
+    ("model", pa.string()),             # null for the jury
+    ("endpoint", pa.string()),          # base URL; null for the jury
+    ("prompt_version", pa.string()),
+    ("verdict", pa.string()),           # pipeline.judge.note.VERDICTS
+    ("security_relevant", pa.bool_()),
+    ("confidence", pa.float64()),
+    ("summary", pa.string()),
+    ("answer_json", pa.string()),       # the judge's parsed answer (the cached value); null for
+                                        # judge_error, budget_exhausted and the jury
+    ("judged_at", _TS),
+    ("batch_id", pa.string()),
+])
+
+TABLES = {"manifests": MANIFESTS, "tools": TOOLS, "changes": CHANGES, "pairs": PAIRS, "runs": RUNS,
+          "notes": NOTES}
+PARTITIONED = ("manifests", "tools", "changes", "pairs", "notes")

@@ -40,9 +40,26 @@ def crawl_stage(servers_file, lake, offline=True, cache=None) -> dict:
     return counts
 
 
-def judge_stage(lake, config) -> dict:
-    """Advisory notes on prose changes: none until judges are configured."""
-    return {"judged": 0, "configured": bool(config.judges)}
+def judge_stage(lake, config, engine_version=None, policy_hash=None, environ=None) -> dict:
+    """Advisory notes on this engine and policy's prose changes, appended to
+    the lake's ``notes`` table (which is also the cache: what was judged is
+    never asked again). Never touches a ``changes`` row or a severity.
+
+    Returns ``{"judged", "cached", "errors", "configured", ...}``
+    (``pipeline.judge.lakestage.judge_lake``). Without an engine version or
+    policy hash, the current engine's and the config's policy are used."""
+    from pipeline.judge.lakestage import empty_counts, judge_lake
+
+    if not config.judges:
+        return empty_counts(False)
+    if engine_version is None or policy_hash is None:
+        from pipeline.engine.policy import Policy
+        from pipeline.survey import diffstage
+
+        engine_version = engine_version or diffstage.engine_version()
+        policy_hash = policy_hash or diffstage.policy_hash(
+            Policy(config.profile, config.fail_on, config.overrides, config.ignores))
+    return judge_lake(lake, config, engine_version, policy_hash, environ)
 
 
 def run_survey(lake, policy, config, *, servers_file=None, crawl=True, pairs="consecutive",
@@ -52,6 +69,10 @@ def run_survey(lake, policy, config, *, servers_file=None, crawl=True, pairs="co
     from pipeline.survey.diffstage import engine_version, policy_hash, run_diff_stage
     from pipeline.survey.report import write_report
 
+    if config.judges:  # a judge mistake (an unset key variable) fails before any work
+        from pipeline.judge import load_judges
+
+        load_judges(config)
     started = dt.datetime.now(dt.timezone.utc)
     clock = time.perf_counter()
     timings = {"crawl_s": 0.0, "diff_s": 0.0, "judge_s": 0.0, "report_s": 0.0}
@@ -68,7 +89,7 @@ def run_survey(lake, policy, config, *, servers_file=None, crawl=True, pairs="co
     stats = run_diff_stage(lake, policy, mode=pairs, since=since, workers=workers)
     timings["diff_s"] = time.perf_counter() - t
     t = time.perf_counter()
-    judge_stage(lake, config)
+    judged = judge_stage(lake, config, engine_version(), policy_hash(policy))
     timings["judge_s"] = time.perf_counter() - t
     t = time.perf_counter()
     engine, policy_id = engine_version(), policy_hash(policy)
@@ -89,6 +110,7 @@ def run_survey(lake, policy, config, *, servers_file=None, crawl=True, pairs="co
         "errors": stats["errors"] + capture_errors,
         "report": str(facts["html"]),
         "timings": {k: round(v, 3) for k, v in timings.items()},
+        "judges": {k: judged.get(k, 0) for k in ("judged", "cached", "errors")},
     }
     lake.append("runs", [{
         "run_id": uuid.uuid4().hex, "started_at": started,

@@ -26,7 +26,8 @@ def test_survey_flow_without_crawl(prefect_harness, lake_root, tmp_path):
     assert result["changes"]["BREAKING"] == 2
     assert result["report"] == str(tmp_path / "report" / "survey.html")
     # the judge stage judges nothing without judges, and fakes no note
-    assert result["judge"] == {"judged": 0, "configured": False}
+    assert result["judge"]["judged"] == 0 and result["judge"]["configured"] is False
+    assert result["judge"]["requests"] == 0
     notes = Lake(lake_root).connect().execute("SELECT DISTINCT advisory_json FROM changes").fetchall()
     assert notes == [("[]",)]
 
