@@ -103,6 +103,9 @@ def in_process(folder: pathlib.Path, tools: int, repeat: int) -> dict:
     a, b = folder / f"old-{tools}.json", folder / f"new-{tools}.json"
     a.write_text(json.dumps(old, indent=2))
     b.write_text(json.dumps(new, indent=2))
+    # the peer CLI reads a bare JSON array of tools
+    (folder / f"old-{tools}-tools.json").write_text(json.dumps(old["tools"], indent=2))
+    (folder / f"new-{tools}-tools.json").write_text(json.dumps(new["tools"], indent=2))
     texts = (a.read_text(), b.read_text())
     docs = (json.loads(texts[0]), json.loads(texts[1]))
     # the baseline: read and json.loads the same two files
@@ -143,15 +146,23 @@ def main(argv=None) -> int:
                   f"{r['load_diff_x_parse']:>7.2f}x")
         a, b = rows[0]["files"]
         repeat = max(10, args.repeat // 2)
+        # an installed package is byte-compiled at install time; an editable
+        # one is not, and PYTHONDONTWRITEBYTECODE would keep it that way
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "pipeline")], check=True)
         bare = _wall([sys.executable, "-c", "pass"], repeat)
         ours = _wall([str(script), "diff", str(a), str(b)], repeat)
-        print(f"\nwhole process, 20-tool pair (median of {repeat})")
-        print(f"  python -c pass      {bare * 1e3:7.1f} ms")
-        print(f"  mcpdelta diff       {ours * 1e3:7.1f} ms  (+{(ours - bare) * 1e3:.1f} ms over a bare interpreter)")
+        plain = _wall([str(script), "diff", str(a), str(b), "--witness", "never"], repeat)
+        print(f"\nwhole process, 20-tool pair (median of {repeat}, bytecode compiled)")
+        print(f"  python -c pass                  {bare * 1e3:7.1f} ms")
+        print(f"  mcpdelta diff                   {ours * 1e3:7.1f} ms  (witnesses on, the default)")
+        print(f"  mcpdelta diff --witness never   {plain * 1e3:7.1f} ms  "
+              f"(witnesses cost {(ours - plain) * 1e3:.1f} ms)")
         peer = _peer(args.peers)
         if peer is not None:
-            theirs = _wall([str(peer), str(a), str(b)], repeat)
-            print(f"  mcp-compat 0.1.0    {theirs * 1e3:7.1f} ms  (+{(theirs - bare) * 1e3:.1f} ms); "
+            ta, tb = folder / "old-20-tools.json", folder / "new-20-tools.json"
+            check = subprocess.run([str(peer), str(ta), str(tb)], capture_output=True, text=True)
+            theirs = _wall([str(peer), str(ta), str(tb)], repeat)
+            print(f"  mcp-compat 0.1.0                {theirs * 1e3:7.1f} ms  (exit {check.returncode}); "
                   f"mcpdelta / mcp-compat = {ours / theirs:.2f}")
     return 0
 

@@ -23,6 +23,7 @@ COMMANDS = {
     "crawl": ("pipeline.crawl.command", "capture manifests from MCP servers"),
     "ingest": ("pipeline.commands.ingest", "import DIR/<server-id>/<version>.json snapshots into a lake"),
     "survey": ("pipeline.commands.survey", "crawl, store, diff every version pair, report (the main job)"),
+    "report": ("pipeline.commands.report", "write the survey report with every plot (single-file HTML) or each plot as a PNG"),
     "drift": ("pipeline.commands.drift", "report which servers' descriptions and other prose moved, with the judges' notes"),
 }
 

@@ -115,6 +115,17 @@ async def run_process(argv: list[str], timeout: float, cwd: str | None = None,
     return proc.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
 
 
+def _index_only_env() -> dict:
+    """The environment for a time-travel pip install: the package index only.
+    pip cannot date a local wheel folder or a ``file://`` index, so it lets
+    their newer releases past ``--uploaded-prior-to``; a machine's pip
+    config or ``PIP_FIND_LINKS`` may add both."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("PIP_FIND_LINKS", "PIP_EXTRA_INDEX_URL", "PIP_CONSTRAINT")}
+    env["PIP_CONFIG_FILE"] = os.devnull
+    return env
+
+
 def _last_line(text: str) -> str:
     lines = [ln for ln in text.strip().splitlines() if ln.strip()]
     return short(lines[-1], 160) if lines else ""
@@ -234,7 +245,8 @@ class PackageCache:
                 "--disable-pip-version-check", "--quiet", f"{name}=={version}"]
         before = _after(published_at)
         argv = base + ([f"--uploaded-prior-to={before}"] if before else [])
-        code, _, err = await run_process(argv, self.timeout)
+        env = _index_only_env() if before else None
+        code, _, err = await run_process(argv, self.timeout, env=env)
         if code != 0 and before and "no such option" in err:
             code, _, err = await run_process(base, self.timeout)
         if code != 0:

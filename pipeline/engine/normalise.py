@@ -14,7 +14,8 @@ The result is a fresh tree (inputs are never mutated) in which:
 - array-form ``items`` is ``prefixItems`` (and ``additionalItems`` is ``items``);
 - draft-04 boolean ``exclusiveMinimum`` / ``exclusiveMaximum`` are numbers;
 - an ``anyOf`` of bare ``{"type": T}`` branches is a ``type`` list;
-- on an integer, an exclusive bound is the inclusive bound a step in;
+- on an integer, an exclusive bound is the inclusive bound a step in, and
+  bounds at JavaScript's safe-integer limits (zod 4's ``.int()``) are dropped;
 - set-valued keywords (``type``, ``enum``, ``required``, ``allOf`` /
   ``anyOf`` / ``oneOf`` branches) are sorted and de-duplicated;
 - no-op spellings are dropped: ``true`` / ``{}`` ``additionalProperties`` and ``items``,
@@ -179,22 +180,37 @@ def _tidy(node, notation):
     return node
 
 
+SAFE_INTEGER = 2 ** 53 - 1
+
+
 def _integer_bounds(node, notation):
     """On integers an exclusive bound is an inclusive one a step in: zod 4
-    writes ``exclusiveMinimum: 0`` where zod 3 wrote ``minimum: 1``."""
+    writes ``exclusiveMinimum: 0`` where zod 3 wrote ``minimum: 1``. And zod
+    4 bounds every ``.int()`` by JavaScript's safe integers (+-(2^53 - 1)),
+    which no JSON client could exceed exactly anyway: those bounds are
+    notation too."""
     import math
 
     for exclusive, inclusive, step, pick in (("exclusiveMinimum", "minimum", 1, max),
                                              ("exclusiveMaximum", "maximum", -1, min)):
         value = node.get(exclusive)
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+        if _finite_number(value):
             notation.add("integer-exclusive")
             bound = math.floor(value) + 1 if step > 0 else math.ceil(value) - 1
             del node[exclusive]
-            current = node.get(inclusive)
-            if isinstance(current, (int, float)) and not isinstance(current, bool):
-                bound = pick(bound, current)
+            if _finite_number(node.get(inclusive)):
+                bound = pick(bound, node[inclusive])
             node[inclusive] = bound
+    for key, sign in (("minimum", -1), ("maximum", 1)):
+        if _finite_number(node.get(key)) and node[key] * sign >= SAFE_INTEGER:
+            notation.add("safe-integer-bounds")
+            del node[key]
+
+
+def _finite_number(value) -> bool:
+    import math
+
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _sorted_set(values):

@@ -238,11 +238,12 @@ def _numeric_bound(w, old, new, rel, inclusive, exclusive, lower):
         inward = b[0] < a[0] or (b[0] == a[0] and b[1])
     key = (b or a)[2]
     w.claims += [rel + (inclusive,), rel + (exclusive,)]
-    if a is not None and b is not None and a[2] == b[2]:
-        before, after = a[0], b[0]  # the same keyword: plain values
-    else:  # absent, or inclusive <-> exclusive: name the keyword with its value
-        before = MISSING if a is None else {a[2]: a[0]}
-        after = MISSING if b is None else {b[2]: b[0]}
+    if a is not None and b is not None and a[2] != b[2]:
+        # inclusive <-> exclusive: name each keyword with its value
+        before, after = {a[2]: a[0]}, {b[2]: b[0]}
+    else:
+        before = MISSING if a is None else a[0]
+        after = MISSING if b is None else b[0]
     w.emit("constraint.tightened" if inward else "constraint.loosened", rel + (key,),
            before, after, detail=key)
 
@@ -286,6 +287,8 @@ def _object_members(w, old, new, rel):
             if name in a and name not in b:
                 continue  # reported as property.removed
             w.emit("required.removed", path, True, False)
+    if ("properties" in old) != ("properties" in new):
+        w.claims.append(rel + ("properties",))  # every property was added or removed whole
     if req_a != req_b or old.get("required") != new.get("required"):
         if isinstance(old.get("required", []), list) and isinstance(new.get("required", []), list):
             w.claims.append(rel + ("required",))

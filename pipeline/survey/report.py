@@ -1,11 +1,20 @@
-"""The survey report: Markdown and one self-contained HTML page.
+"""The survey report: Markdown and one self-contained HTML page, and its figures.
 
 Every number comes from a query under ``sql/``; plots are matplotlib SVG
 inlined in the page (no script, no network), so the file opens offline.
+
+The figures are plain functions from query rows to a matplotlib ``Figure``
+(no pyplot state), shared by the report, ``mcpdelta report --format png``
+and the notebooks under ``notebooks/``: one source for each picture. Each
+takes the rows of its queries as a list of dicts or a Polars DataFrame.
 """
 
+import dataclasses
+import decimal
+import fnmatch
 import html
 import io
+import os
 import pathlib
 
 from pipeline.engine.catalog import SEVERITIES
@@ -13,7 +22,10 @@ from pipeline.engine.catalog import SEVERITIES
 SQL = pathlib.Path(__file__).resolve().parents[2] / "sql"
 COLOURS = {"BREAKING": "#c62828", "POTENTIALLY_BREAKING": "#ef6c00",
            "NON_BREAKING": "#2e7d32", "DOCUMENTATION": "#1565c0"}
+GRADES = ("none", "patch", "minor", "major")
 
+
+# --- reading the lake ------------------------------------------------------
 
 def query(con, name: str, params=None) -> list:
     """Rows of ``sql/<name>.sql`` as dicts."""
@@ -22,25 +34,473 @@ def query(con, name: str, params=None) -> list:
     return [dict(zip(columns, row)) for row in cursor.fetchall()]
 
 
-def gather(con) -> dict:
+def frame(con, name: str, params=None):
+    """The result of ``sql/<name>.sql`` as a Polars DataFrame (through Arrow).
+    DuckDB's ``sum()`` of integers is a 128-bit integer that arrives as a
+    Decimal: whole decimals become Int64, others Float64."""
+    import polars as pl
+
+    data = con.sql((SQL / f"{name}.sql").read_text(), params=params or None).pl()
+    return data.with_columns(
+        pl.col(n).cast(pl.Int64 if t.scale == 0 else pl.Float64)
+        for n, t in data.schema.items() if isinstance(t, pl.Decimal))
+
+
+def open_lake(root, servers=None, engine_version=None, policy_hash=None):
+    """A DuckDB connection on the lake at ``root`` for analysis.
+
+    ``changes`` and ``pairs`` show the rows of one engine and policy: the
+    ones given, else those of the most recently diffed pair (what the last
+    survey reported). ``servers``, a list of ids or glob patterns
+    (``"demo-*"``), narrows every per-server table (``manifests``, ``tools``,
+    ``changes``, ``pairs``, ...) to the servers it matches; a filter matching nothing is an
+    error, not an empty analysis. Every ``sql/`` query then runs unchanged.
+    """
+    from pipeline.lake import Lake
+
+    con = Lake(str(root)).connect()
+    if engine_version is None and policy_hash is None:
+        latest = con.execute("SELECT engine_version, policy_hash FROM all_pairs "
+                             "ORDER BY diffed_at DESC LIMIT 1").fetchall()
+        if latest:
+            engine_version, policy_hash = latest[0]
+    scope = []
+    if engine_version is not None:
+        scope.append(f"engine_version = {_literal(engine_version)}")
+    if policy_hash is not None:
+        scope.append(f"policy_hash = {_literal(policy_hash)}")
+    if servers:
+        patterns = [servers] if isinstance(servers, str) else list(servers)
+        known = [r[0] for r in con.execute(
+            "SELECT DISTINCT server_id FROM manifests ORDER BY 1").fetchall()]
+        chosen = [s for s in known if any(fnmatch.fnmatchcase(s, p) for p in patterns)]
+        if not chosen:
+            raise ValueError(f"server filter {patterns} matches none of the lake's servers: {known}")
+        in_list = "server_id IN (" + ", ".join(_literal(s) for s in chosen) + ")"
+        from pipeline.lake.tables import PARTITIONED
+
+        for table in (t for t in PARTITIONED if t not in ("changes", "pairs")):
+            con.execute(f"ALTER VIEW {table} RENAME TO _lake_{table}")
+            con.execute(f"CREATE VIEW {table} AS SELECT * FROM _lake_{table} WHERE {in_list}")
+        scope.append(in_list)
+    where = (" WHERE " + " AND ".join(scope)) if scope else ""
+    for table in ("changes", "pairs"):
+        con.execute(f"CREATE OR REPLACE VIEW {table} AS SELECT * FROM all_{table}{where}")
+    return con
+
+
+def scope_of(con) -> tuple:
+    """(engine version, policy hash) of the pairs a connection shows, or
+    ("-", "-") when the lake holds none."""
+    row = con.execute("SELECT engine_version, policy_hash FROM pairs "
+                      "ORDER BY diffed_at DESC LIMIT 1").fetchall()
+    return tuple(row[0]) if row else ("-", "-")
+
+
+def _literal(text) -> str:
+    return "'" + str(text).replace("'", "''") + "'"
+
+
+def _rows(data) -> list:
+    """A figure's input as a list of dicts: Polars frames are accepted."""
+    if data is None:
+        return []
+    rows = data.to_dicts() if hasattr(data, "to_dicts") else list(data)
+    return [{k: _plain(v) for k, v in row.items()} for row in rows]
+
+
+def _plain(value):
+    if isinstance(value, decimal.Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    return value
+
+
+# --- figures ----------------------------------------------------------------
+
+def _figure(width, height):
+    from matplotlib.figure import Figure
+
+    return Figure(figsize=(width, height), layout="constrained")
+
+
+def _empty(axis, text="no data in this lake"):
+    axis.text(0.5, 0.5, text, ha="center", va="center", transform=axis.transAxes, color="#666")
+    axis.set_xticks([])
+    axis.set_yticks([])
+
+
+# legends beside the axes, never over the bars
+_LEGEND_RIGHT = {"loc": "upper left", "bbox_to_anchor": (1.01, 1), "borderaxespad": 0,
+                 "fontsize": "small"}
+
+
+def _integer_ticks(axis):
+    """Whole-number ticks on a count axis (left alone once emptied)."""
+    from matplotlib.ticker import MaxNLocator
+
+    if isinstance(axis.get_major_locator(), MaxNLocator):
+        axis.get_major_locator().set_params(integer=True)
+
+
+def _labels(names, width=30) -> list:
+    """Axis labels for server ids: long ones shortened in the middle (the
+    distinguishing tail of "@scope/server-foo" survives); full ids when
+    shortening would make two labels alike."""
+    names = [str(n) for n in names]
+    keep = (width - 1) // 2
+    short = [n if len(n) <= width else n[:keep] + "…" + n[-(width - 1 - keep):] for n in names]
+    return short if len(set(short)) == len(set(names)) else names
+
+
+def plot_rule_frequencies(rules, top=25):
+    """Horizontal bars: unsuppressed changes per rule, stacked by severity
+    (rows of ``rule_frequencies``); the ``top`` most frequent rules."""
+    by_rule = {}
+    for row in _rows(rules):
+        by_rule.setdefault(row["rule"], {})[row["severity"]] = row["changes"]
+    ranked = sorted(by_rule, key=lambda r: (sum(by_rule[r].values()), r))
+    shown = ranked[-top:]
+    figure = _figure(9, 0.32 * max(len(shown), 3) + 1.6)
+    axis = figure.subplots()
+    if not shown:
+        _empty(axis)
+    left = [0] * len(shown)
+    for severity in SEVERITIES:
+        counts = [by_rule[r].get(severity, 0) for r in shown]
+        if any(counts):
+            axis.barh(shown, counts, left=left, color=COLOURS[severity], label=severity)
+        left = [a + b for a, b in zip(left, counts)]
+    if shown:
+        axis.set_xlim(0, max(left) * 1.04)
+    axis.set_xlabel("changes (unsuppressed)")
+    axis.set_ylabel("rule")
+    _integer_ticks(axis.xaxis)
+    more = f" (top {len(shown)} of {len(ranked)})" if len(ranked) > len(shown) else ""
+    axis.set_title("Rule frequencies by severity" + more)
+    if shown:
+        axis.legend(**_LEGEND_RIGHT)
+    return figure
+
+
+def plot_breaking_by_version(rows, top=10):
+    """One line per server: breaking changes shipped at each release
+    (rows of ``breaking_by_version``); the ``top`` servers that broke most."""
+    servers = {}
+    for row in _rows(rows):
+        servers.setdefault(row["server_id"], []).append(row)
+    ranked = sorted(servers, key=lambda s: (-sum(r["breaking"] or 0 for r in servers[s]), s))[:top]
+    figure = _figure(9, 4.2)
+    axis = figure.subplots()
+    if not ranked:
+        _empty(axis)
+    # versions over the points while they stay readable, staggered per
+    # server so two servers' labels at one place do not print over each other
+    label_versions = len(ranked) <= 3 and max((len(servers[s]) for s in ranked), default=0) <= 12
+    for k, (server, name) in enumerate(zip(sorted(ranked), _labels(sorted(ranked)))):
+        points = servers[server]
+        xs = list(range(1, len(points) + 1))
+        ys = [r["breaking"] or 0 for r in points]
+        line, = axis.plot(xs, ys, marker="o", label=name)
+        for x, y, r in zip(xs, ys, points) if label_versions else ():
+            axis.annotate(str(r["version"]), (x, y), textcoords="offset points",
+                          xytext=(0, 7 + 9 * (k % 3)), ha="center", fontsize="x-small",
+                          color=line.get_color())
+    axis.set_xlabel("release of the server (in version order; 1 = first diffed release)")
+    axis.set_ylabel("breaking changes")
+    _integer_ticks(axis.xaxis)
+    _integer_ticks(axis.yaxis)
+    axis.margins(x=0.08)
+    highest = max([p["breaking"] or 0 for s in ranked for p in servers[s]] + [1])
+    axis.set_ylim(-0.3, highest * 1.25 + 0.8)
+    more = f" (top {len(ranked)} of {len(servers)})" if len(servers) > len(ranked) else ""
+    axis.set_title("Breaking changes per server over versions" + more)
+    if ranked:
+        axis.legend(**_LEGEND_RIGHT)
+    return figure
+
+
+def _periods(rows):
+    """Bucket releases by crawl date: day, ISO week or month, whichever
+    gives a readable number of bars."""
+    dates = [r["captured_at"] for r in rows if r.get("captured_at") is not None]
+    if not dates:
+        return None, None
+    span = (max(dates) - min(dates)).days
+    if span <= 45:
+        return "crawl date (day)", lambda d: d.strftime("%Y-%m-%d")
+    if span <= 7 * 40:
+        return "crawl date (ISO week)", lambda d: "%d-W%02d" % d.isocalendar()[:2]
+    return "crawl date (month)", lambda d: d.strftime("%Y-%m")
+
+
+def plot_severity_mix(releases, limit=40):
+    """100 %-stacked bars: the severity mix of the changes that arrived,
+    by crawl date when captures span several periods (nightly crawls), else
+    by each server's n-th release in version order (package sweeps crawled
+    at once). Rows of ``analysis/severity_by_release``."""
+    rows = [r for r in _rows(releases) if r["severity"] is not None and r["changes"]]
+    label, bucket = _periods(rows)
+    if bucket is not None and len({bucket(r["captured_at"]) for r in rows}) < 2:
+        bucket = None
+    if bucket is None:
+        label, bucket = "release of the server (in version order; 1 = first capture)", None
+    counts = {}
+    for r in rows:
+        key = bucket(r["captured_at"]) if bucket else r["position"]
+        counts.setdefault(key, {}).setdefault(r["severity"], 0)
+        counts[key][r["severity"]] += r["changes"]
+    keys = sorted(counts)[-limit:]
+    figure = _figure(9, 4.2)
+    axis = figure.subplots()
+    if not keys:
+        _empty(axis)
+        axis.set_title("Severity mix of the changes")
+        return figure
+    xs = list(range(len(keys)))
+    totals = [sum(counts[k].values()) for k in keys]
+    bottom = [0.0] * len(keys)
+    for severity in SEVERITIES:
+        share = [100.0 * counts[k].get(severity, 0) / t for k, t in zip(keys, totals)]
+        axis.bar(xs, share, bottom=bottom, color=COLOURS[severity], label=severity, width=0.7)
+        bottom = [a + b for a, b in zip(bottom, share)]
+    for x, total in zip(xs, totals):
+        axis.annotate(f"n={total}", (x, 100), textcoords="offset points", xytext=(0, 3),
+                      ha="center", fontsize="x-small")
+    axis.set_xticks(xs, [str(k) for k in keys], rotation=45 if len(keys) > 8 else 0,
+                    ha="right" if len(keys) > 8 else "center", fontsize="small")
+    axis.set_xlabel(label)
+    axis.set_ylabel("share of changes (%)")
+    axis.set_ylim(0, 112)
+    axis.set_title("Severity mix of the changes")
+    axis.legend(**_LEGEND_RIGHT)
+    return figure
+
+
+def plot_semver_honesty(pairs, top=15):
+    """Left: declared version bump against the grade the changes earned
+    (rows of ``semver_honesty``); cells above the diagonal under-bumped.
+    Right: honest and under-bumped releases per server."""
+    rows = _rows(pairs)
+    figure = _figure(11, max(4.2, 0.3 * min(top, len({r["server_id"] for r in rows}) or 1) + 2))
+    left, right = figure.subplots(1, 2, width_ratios=[1, 1.3])
+    declared_axis = [g for g in GRADES + ("unknown",)
+                     if g != "unknown" or any(r["declared"] == "unknown" for r in rows)]
+    cells = {}
+    for r in rows:
+        cells[(r["declared"], r["grade"])] = cells.get((r["declared"], r["grade"]), 0) + 1
+    import numpy as np
+    from matplotlib.colors import ListedColormap
+
+    # 0 empty, 1 honest, 2 under-bumped, 3 not a semver version
+    kind = np.zeros((len(declared_axis), len(GRADES)))
+    for i, d in enumerate(declared_axis):
+        for j, g in enumerate(GRADES):
+            n = cells.get((d, g), 0)
+            if n:
+                kind[i, j] = 3 if d == "unknown" else (1 if GRADES.index(d) >= j else 2)
+                left.text(j, i, str(n), ha="center", va="center", fontsize="medium",
+                          color="white", fontweight="bold")
+    left.imshow(kind, cmap=ListedColormap(["#f2f2f2", "#2e7d32", "#c62828", "#9e9e9e"]),
+                vmin=0, vmax=3, aspect="auto")
+    left.set_xticks(range(len(GRADES)), GRADES)
+    left.set_yticks(range(len(declared_axis)), declared_axis)
+    left.set_xlabel("grade the changes earned")
+    left.set_ylabel("bump the version number declared")
+    left.set_title("Declared bump vs computed grade\n(green honest, red under-bumped)",
+                   fontsize="medium")
+    per_server = {}
+    for r in rows:
+        if r["honest"] is None:
+            continue
+        counts = per_server.setdefault(r["server_id"], [0, 0])
+        counts[0 if r["honest"] else 1] += 1
+    ranked = sorted(per_server, key=lambda s: (per_server[s][1], sum(per_server[s]), s))[-top:]
+    if ranked:
+        labels = _labels(ranked)
+        honest = [per_server[s][0] for s in ranked]
+        under = [per_server[s][1] for s in ranked]
+        right.barh(labels, honest, color="#2e7d32", label="honest")
+        right.barh(labels, under, left=honest, color="#c62828", label="under-bumped")
+        right.legend(**_LEGEND_RIGHT)
+        _integer_ticks(right.xaxis)
+    else:
+        _empty(right, "no release with a semver version")
+    right.set_xlabel("version pairs")
+    right.set_ylabel("server")
+    more = f" (top {len(ranked)} of {len(per_server)})" if len(per_server) > len(ranked) else ""
+    right.set_title("Releases per server" + more, fontsize="medium")
+    figure.suptitle("Semver honesty")
+    return figure
+
+
+def plot_description_drift(drift, top=20):
+    """Horizontal bars: prose changes (descriptions, titles, instructions)
+    per server, stacked by the classifier's verdict (rows of
+    ``description_drift``)."""
+    per_server = {}
+    for r in _rows(drift):
+        counts = per_server.setdefault(r["server_id"], {})
+        counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1
+    ranked = sorted(per_server, key=lambda s: (sum(per_server[s].values()), s))[-top:]
+    figure = _figure(9, 0.32 * max(len(ranked), 3) + 1.6)
+    axis = figure.subplots()
+    if not ranked:
+        _empty(axis, "no prose changed in this lake")
+    left = [0] * len(ranked)
+    labels = _labels(ranked)
+    for severity in SEVERITIES:
+        counts = [per_server[s].get(severity, 0) for s in ranked]
+        if any(counts):
+            axis.barh(labels, counts, left=left, color=COLOURS[severity], label=severity)
+        left = [a + b for a, b in zip(left, counts)]
+    axis.set_xlabel("prose changes (descriptions, titles, instructions)")
+    axis.set_ylabel("server")
+    _integer_ticks(axis.xaxis)
+    more = f" (top {len(ranked)} of {len(per_server)})" if len(per_server) > len(ranked) else ""
+    axis.set_title("Description drift by classifier verdict" + more)
+    if ranked:
+        axis.legend(**_LEGEND_RIGHT)
+    return figure
+
+
+def plot_server_timeline(releases, semver=None, servers=None, limit=6, last=30):
+    """One panel per server: the changes each release brought, stacked by
+    severity, every captured release on the axis in version order (rows of
+    ``analysis/severity_by_release``); with ``semver`` rows, the bump each
+    release declared above its bar, under-bumps in red. ``servers`` picks
+    the panels, else the ``limit`` servers with the most changes; each panel
+    shows its ``last`` releases."""
+    by_server = {}
+    for r in _rows(releases):
+        by_server.setdefault(r["server_id"], {}).setdefault(r["version"], {"position": r["position"]})
+        if r["severity"] is not None:
+            by_server[r["server_id"]][r["version"]][r["severity"]] = r["changes"]
+    declared = {(r["server_id"], r["new_version"]): r for r in _rows(semver)}
+    if servers:
+        chosen = [s for s in by_server if s in set([servers] if isinstance(servers, str) else servers)]
+    else:
+        def weight(s):
+            return sum(n for v in by_server[s].values() for k, n in v.items() if k != "position")
+        chosen = sorted(by_server, key=lambda s: (-weight(s), s))[:limit]
+    chosen = sorted(chosen)
+    figure = _figure(10, 2.9 * max(len(chosen), 1) + 0.8)
+    axes = figure.subplots(max(len(chosen), 1), 1, squeeze=False)[:, 0]
+    if not chosen:
+        _empty(axes[0])
+        axes[0].set_title("Server timeline")
+        return figure
+    worded = False
+    for axis, server in zip(axes, chosen):
+        versions = sorted(by_server[server], key=lambda v: by_server[server][v]["position"])[-last:]
+        xs = list(range(len(versions)))
+        bottom = [0] * len(versions)
+        for severity in SEVERITIES:
+            counts = [by_server[server][v].get(severity, 0) for v in versions]
+            axis.bar(xs, counts, bottom=bottom, color=COLOURS[severity], label=severity, width=0.65)
+            bottom = [a + b for a, b in zip(bottom, counts)]
+        # with many releases the words would collide: under-bumps get a marker
+        words = len(versions) <= 15
+        worded = worded or words
+        for x, v, top in zip(xs, versions, bottom):
+            row = declared.get((server, v))
+            if not words:
+                if row is not None and row["honest"] is False:
+                    axis.plot([x], [top + 0.4], marker="v", color="#c62828", linestyle="none",
+                              label="under-bumped release")
+                continue
+            if row is None:
+                first = by_server[server][v]["position"] == 1
+                axis.annotate("first capture" if first else "no change", (x, 0),
+                              textcoords="offset points", xytext=(0, 3), ha="center",
+                              fontsize="x-small", color="#777")
+                continue
+            under = row["honest"] is False
+            axis.annotate(row["declared"] + (" (under)" if under else ""), (x, top),
+                          textcoords="offset points", xytext=(0, 3), ha="center",
+                          fontsize="x-small", color="#c62828" if under else "#333",
+                          fontweight="bold" if under else "normal")
+        axis.set_xticks(xs, versions, rotation=45 if len(versions) > 8 else 0,
+                        ha="right" if len(versions) > 8 else "center", fontsize="small")
+        axis.set_ylabel("changes")
+        axis.set_ylim(0, max(bottom + [1]) * 1.3)
+        _integer_ticks(axis.yaxis)
+        axis.set_title(server, loc="left", fontsize="medium")
+    axes[-1].set_xlabel("release (in version order)")
+    legend = {}
+    for axis in axes:
+        for handle, label in zip(*axis.get_legend_handles_labels()):
+            legend.setdefault(label, handle)
+    figure.legend(legend.values(), legend.keys(), loc="outside lower center", ncols=5,
+                  fontsize="small")
+    note = ("above a bar: the bump its version number declared; red: under-bumped" if worded
+            else "marked: releases whose version number under-declared their changes")
+    figure.suptitle(f"Server timeline: contract changes per release\n({note})", fontsize="medium")
+    return figure
+
+
+@dataclasses.dataclass(frozen=True)
+class Plot:
+    name: str          # the PNG's file name, the HTML section's id
+    title: str
+    queries: tuple     # sql/ names whose rows the function takes, in order
+    function: object
+
+
+PLOTS = {p.name: p for p in (
+    Plot("rule_frequencies", "Rule frequencies", ("rule_frequencies",), plot_rule_frequencies),
+    Plot("breaking_by_version", "Breaking changes over versions", ("breaking_by_version",),
+         plot_breaking_by_version),
+    Plot("severity_mix", "Severity mix", ("analysis/severity_by_release",), plot_severity_mix),
+    Plot("semver_honesty", "Semver honesty", ("semver_honesty",), plot_semver_honesty),
+    Plot("description_drift", "Description drift", ("description_drift",), plot_description_drift),
+    Plot("server_timeline", "Server timeline", ("analysis/severity_by_release", "semver_honesty"),
+         plot_server_timeline),
+)}
+SURVEY_PLOTS = ("rule_frequencies", "breaking_by_version")   # the survey's own page
+ALL_PLOTS = tuple(PLOTS)                                     # `mcpdelta report`
+
+
+def render(name: str, facts):
+    """The figure ``name`` drawn from gathered facts."""
+    plot = PLOTS[name]
+    return plot.function(*(facts["rows"][q] for q in plot.queries))
+
+
+def save_png(figure, path, dpi=110) -> pathlib.Path:
+    path = pathlib.Path(path)
+    temporary = path.with_name(f".{path.name}.tmp")
+    figure.savefig(temporary, format="png", dpi=dpi)
+    os.replace(temporary, path)
+    return path
+
+
+# --- the report -------------------------------------------------------------
+
+def gather(con, plots=SURVEY_PLOTS) -> dict:
     totals = {s: 0 for s in SEVERITIES}
     suppressed = 0
     for row in query(con, "severity_totals"):
         totals[row["severity"]] = row["changes"]
         suppressed += row["suppressed"]
+    rows = {}
+    for name in ("rule_frequencies", "breaking_changes", "breaking_by_version",
+                 *(q for p in plots for q in PLOTS[p].queries)):
+        if name not in rows:
+            rows[name] = query(con, name)
     return {
         "changes": {**totals, "suppressed": suppressed},
-        "rules": query(con, "rule_frequencies"),
-        "breaking": query(con, "breaking_changes"),
-        "by_version": query(con, "breaking_by_version"),
+        "rules": rows["rule_frequencies"],
+        "breaking": rows["breaking_changes"],
+        "by_version": rows["breaking_by_version"],
+        "rows": rows,
+        "plots": tuple(plots),
     }
 
 
-def write_report(con, folder, engine, policy_id) -> dict:
-    """Write survey.md and survey.html into ``folder``; return the facts."""
-    import os
-
-    facts = gather(con)
+def write_report(con, folder, engine, policy_id, plots=SURVEY_PLOTS) -> dict:
+    """Write survey.md and survey.html into ``folder``; return the facts.
+    ``plots`` names the figures the page carries (see ``PLOTS``)."""
+    facts = gather(con, plots)
     folder = pathlib.Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     facts["engine"], facts["policy"] = engine, policy_id
@@ -50,6 +510,10 @@ def write_report(con, folder, engine, policy_id) -> dict:
         os.replace(temporary, folder / name)
     facts["markdown"], facts["html"] = folder / "survey.md", folder / "survey.html"
     return facts
+
+
+def _under_bumped(facts) -> list:
+    return [r for r in facts.get("rows", {}).get("semver_honesty", []) if r["honest"] is False]
 
 
 def markdown(facts) -> str:
@@ -63,6 +527,15 @@ def markdown(facts) -> str:
                 f"{b['entity'] or '(server)'} |" for b in facts["breaking"]]
     else:
         out.append("None found.")
+    if "semver_honesty" in facts.get("plots", ()):
+        out += ["", "## Under-bumped releases", ""]
+        under = _under_bumped(facts)
+        if under:
+            out += ["| Server | From | To | Declared | Earned |", "| --- | --- | --- | --- | --- |"]
+            out += [f"| {r['server_id']} | {r['old_version']} | {r['new_version']} | {r['declared']} | "
+                    f"{r['grade']} |" for r in under]
+        else:
+            out.append("None found.")
     out += ["", "## Rule frequencies", "", "| Rule | Severity | Changes | Servers |",
             "| --- | --- | ---: | ---: |"]
     out += [f"| `{r['rule']}` | {r['severity']} | {r['changes']} | {r['servers']} |"
@@ -72,86 +545,55 @@ def markdown(facts) -> str:
 
 def _svg(figure) -> str:
     buffer = io.StringIO()
-    figure.savefig(buffer, format="svg", bbox_inches="tight")
+    figure.savefig(buffer, format="svg")
     text = buffer.getvalue()
     return text[text.index("<svg"):]
 
 
 def rule_plot(facts):
     """Horizontal bars: changes per rule, stacked by severity."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    from matplotlib import pyplot as plt
-
-    by_rule = {}
-    for row in facts["rules"]:
-        by_rule.setdefault(row["rule"], {})[row["severity"]] = row["changes"]
-    rules = sorted(by_rule, key=lambda r: (sum(by_rule[r].values()), r))[-25:]
-    figure, axis = plt.subplots(figsize=(9, 0.35 * max(len(rules), 3) + 1.2))
-    left = [0] * len(rules)
-    for severity in SEVERITIES:
-        counts = [by_rule[r].get(severity, 0) for r in rules]
-        axis.barh(rules, counts, left=left, color=COLOURS[severity], label=severity)
-        left = [a + b for a, b in zip(left, counts)]
-    axis.set_xlabel("changes")
-    axis.set_title("Rule frequencies by severity")
-    axis.legend(loc="lower right", fontsize="small")
-    figure.tight_layout()
-    return figure
+    return plot_rule_frequencies(facts["rules"])
 
 
 def versions_plot(facts):
     """One line per server: breaking changes shipped at each release."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    from matplotlib import pyplot as plt
-
-    servers = {}
-    for row in facts["by_version"]:
-        servers.setdefault(row["server_id"], []).append(row)
-    figure, axis = plt.subplots(figsize=(9, 4))
-    for server, rows in sorted(servers.items()):
-        axis.plot(range(len(rows)), [r["breaking"] for r in rows], marker="o", label=server)
-        for i, r in enumerate(rows):
-            axis.annotate(r["version"], (i, r["breaking"]), textcoords="offset points",
-                          xytext=(0, 6), ha="center", fontsize="x-small")
-    axis.set_xlabel("release (in version order)")
-    axis.set_ylabel("breaking changes")
-    axis.set_title("Breaking changes per server over versions")
-    if servers:
-        axis.legend(fontsize="small")
-    figure.tight_layout()
-    return figure
+    return plot_breaking_by_version(facts["by_version"])
 
 
 def page(facts) -> str:
-    from matplotlib import pyplot as plt
-
-    plots = []
-    for build in (rule_plot, versions_plot):
-        figure = build(facts)
-        plots.append(_svg(figure))
-        plt.close(figure)
+    e = html.escape
+    plots = facts.get("plots", SURVEY_PLOTS)
+    sections = []
+    for name in plots:
+        svg = _svg(render(name, facts) if "rows" in facts else
+                   {"rule_frequencies": rule_plot, "breaking_by_version": versions_plot}[name](facts))
+        sections.append(f'<h2 id="{name}">{e(PLOTS[name].title)}</h2>{svg}')
     rows = "".join(
-        f"<tr><td>{html.escape(b['server_id'])}</td><td>{html.escape(str(b['old_version']))}</td>"
-        f"<td>{html.escape(str(b['new_version']))}</td><td><code>{html.escape(b['rule'])}</code></td>"
-        f"<td>{html.escape(b['entity'] or '(server)')}</td><td>{html.escape(b['message'])}</td></tr>"
+        f"<tr><td>{e(b['server_id'])}</td><td>{e(str(b['old_version']))}</td>"
+        f"<td>{e(str(b['new_version']))}</td><td><code>{e(b['rule'])}</code></td>"
+        f"<td>{e(b['entity'] or '(server)')}</td><td>{e(b['message'])}</td></tr>"
         for b in facts["breaking"])
     totals = "".join(f"<tr><td><code>{k}</code></td><td>{v}</td></tr>"
                      for k, v in facts["changes"].items())
+    under = ""
+    if "semver_honesty" in plots:
+        cells = "".join(
+            f"<tr><td>{e(r['server_id'])}</td><td>{e(str(r['old_version']))}</td>"
+            f"<td>{e(str(r['new_version']))}</td><td>{e(r['declared'])}</td><td>{e(r['grade'])}</td></tr>"
+            for r in _under_bumped(facts))
+        under = ("<h2>Under-bumped releases</h2><table><tr><th>Server</th><th>From</th><th>To</th>"
+                 f"<th>Declared</th><th>Earned</th></tr>{cells}</table>")
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>mcpdelta survey</title>
 <style>body{{font-family:system-ui,sans-serif;max-width:70em;margin:2em auto;padding:0 1em}}
 table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:.25em .5em;text-align:left}}
 svg{{max-width:100%;height:auto}}</style></head><body>
 <h1>mcpdelta survey</h1>
-<p>Engine <code>{html.escape(facts['engine'])}</code>, policy <code>{html.escape(facts['policy'])}</code>.</p>
+<p>Engine <code>{e(facts['engine'])}</code>, policy <code>{e(facts['policy'])}</code>.</p>
 <table><tr><th>Severity</th><th>Changes</th></tr>{totals}</table>
-<h2>Rule frequencies</h2>{plots[0]}
-<h2>Breaking changes over versions</h2>{plots[1]}
+{"".join(sections)}
 <h2>Breaking changes</h2>
 <table><tr><th>Server</th><th>From</th><th>To</th><th>Rule</th><th>Entity</th><th>Message</th></tr>{rows}</table>
+{under}
 </body></html>
 """

@@ -2,7 +2,7 @@
 
 ``attach_witnesses(result)`` sets ``change.witness`` / ``change.witness_note``
 on the changes of a ``DiffResult``. Importing this package is free: the
-validator (``jsonschema``) and the search load only when witnesses are
+validator (``jsonschema-rs``) and the search load only when witnesses are
 computed.
 """
 

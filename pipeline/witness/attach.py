@@ -4,7 +4,7 @@ For an input change the witness is an arguments object the old
 ``inputSchema`` accepts and the new one rejects (``kind: "rejected"``); for
 an output change, a result the new ``outputSchema`` accepts and the old one
 rejects (``kind: "accepted"``). The value is always a whole arguments /
-result object, confirmed by ``jsonschema`` on the raw schemas, and
+result object, confirmed by ``jsonschema-rs`` on the raw schemas, and
 attributable to the change: the rejecting side's errors include one at the
 changed place. Construction first, then a seeded search; the winner is
 shrunk. Severities are never read back from witnesses.
@@ -16,8 +16,8 @@ import time
 from pipeline.engine.catalog import RANK, RULES
 from pipeline.engine.normalise import normalise_schema
 
-# construct / search / instance / validate import jsonschema (~90 ms): they
-# load inside witness_for, only when a schema change really needs a witness.
+# construct / search / instance / validate import the validator (jsonschema-rs):
+# they load inside witness_for, only when a schema change really needs a witness.
 
 # Rules whose change cannot be shown by validation at all.
 BY_NATURE = {
@@ -138,7 +138,7 @@ def witness_for(change, old_manifest, new_manifest, renames=None, max_candidates
         a_judge, r_judge = judge(a_raw), judge(r_raw)
         a_judge.accepts(None), r_judge.accepts(None)  # compile refs early
     except SchemaUnusable as exc:
-        return None, f"no witness: jsonschema cannot evaluate a {key} of tool {entity} ({exc})"
+        return None, f"no witness: jsonschema-rs cannot evaluate a {key} of tool {entity} ({exc})"
     a_n = normalise_schema(a_raw)[0] if a_raw is not None else {}
     r_n = normalise_schema(r_raw)[0] if r_raw is not None else {}
     loc = construct.locate(rel, a_n, r_n, suffix)
@@ -203,7 +203,7 @@ def witness_for(change, old_manifest, new_manifest, renames=None, max_candidates
         name = str(rel[-1]) if rel else ""
         if name.startswith("x-"):
             return None, (f"none by nature for a standard validator: {name!r} is a vendor keyword "
-                          "jsonschema ignores; only a validator that implements it could reject "
+                          "jsonschema-rs ignores; only a validator that implements it could reject "
                           "a value")
         if suffix == "property.removed" and side == "input" and ignored is not None:
             return None, (f"accepted but ignored: the new inputSchema still accepts {name!r} as an "

@@ -17,7 +17,7 @@ from pipeline.witness.validate import quick
 MAX_DEPTH = 10
 MAX_STRING = 100_000
 
-# Values a validator accepts for each format (jsonschema's checkers agree).
+# Values a validator accepts for each format (jsonschema-rs and python-jsonschema agree).
 FORMATS = {
     "date": "2000-01-01", "date-time": "2000-01-01T00:00:00Z", "time": "00:00:00Z",
     "email": "a@example.com", "idn-email": "a@example.com", "hostname": "example.com",

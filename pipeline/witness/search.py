@@ -10,7 +10,6 @@ give the same witness in any process; the candidate budget bounds time.
 """
 
 import copy
-import hashlib
 import random
 
 from pipeline.witness import instance as inst
@@ -21,6 +20,8 @@ MAX_POOL_STRING = 1000
 
 
 def seed_for(*parts) -> int:
+    import hashlib  # here: only a change construction could not witness pays for it
+
     digest = hashlib.sha256("\x00".join(canonical(p) for p in parts).encode("utf-8")).hexdigest()
     return int(digest[:16], 16)
 

@@ -1,29 +1,75 @@
-"""The independent judge: every witness is confirmed by ``jsonschema``.
+"""The independent judge: every witness is confirmed by ``jsonschema-rs``.
 
 The engine's own reading of a schema never decides whether a value is a
 witness. Each raw tool schema is validated with the validator its
 ``$schema`` names (Draft 2020-12 when it names none), formats asserted.
+
+``jsonschema-rs`` (a Rust implementation, imported as ``jsonschema_rs``)
+stands in for python-jsonschema here: it is independent of the engine
+(and of python-jsonschema, which the tests use as a second check), and it
+imports in a fraction of the time (no ``referencing`` / ``rpds`` / ``attrs``
+and no metaschema files read at import), so a diff whose breaks are
+witnessed constructively stays within the engine's whole-process target.
 Imported only when witnesses are computed.
+
+Differences from python-jsonschema that matter here, and how they are met:
+
+- ``$ref`` is resolved when the validator is built, not when a value is
+  validated, so an unresolvable reference fails ``Judge()``; nothing is
+  ever fetched over the network (``offline=True``).
+- python-jsonschema's ``absolute_schema_path`` is this package's
+  ``evaluation_path`` less the ``$ref`` keywords it passes through
+  (``schema_path`` is the resolved location in the document instead);
+  ``error_paths`` rebuilds the former, so attribution reads the same paths.
+- Nested errors: python-jsonschema's ``error.context`` (the per-branch
+  errors of ``anyOf`` / ``oneOf``) is ``error.kind.context`` here, one list
+  per branch, flattened the same way.
 """
 
 import json
+import os
 
-import jsonschema
-from jsonschema import validators as _validators
+import jsonschema_rs
 
-try:
-    from importlib.metadata import version as _dist_version
-    JSONSCHEMA_VERSION = _dist_version("jsonschema")
-except Exception:  # pragma: no cover
-    JSONSCHEMA_VERSION = getattr(jsonschema, "__version__", "?")
+DEFAULT = jsonschema_rs.Draft202012Validator
+OLDER = (jsonschema_rs.Draft201909Validator, jsonschema_rs.Draft7Validator,
+         jsonschema_rs.Draft6Validator, jsonschema_rs.Draft4Validator)
+# formats asserted (python-jsonschema: format_checker=cls.FORMAT_CHECKER);
+# never fetch a remote $ref: a reference outside the document is unusable
+OPTIONS = {"validate_formats": True, "offline": True}
 
-DEFAULT = _validators.Draft202012Validator
-OLDER = (_validators.Draft201909Validator, _validators.Draft7Validator,
-         _validators.Draft6Validator, _validators.Draft4Validator)
+
+def _version() -> str:
+    """The installed distribution's version, read from its ``.dist-info``
+    folder name: ``importlib.metadata`` alone costs ~30 ms to import."""
+    site = os.path.dirname(os.path.dirname(os.path.abspath(jsonschema_rs.__file__)))
+    try:
+        for entry in os.listdir(site):
+            if entry.startswith("jsonschema_rs-") and entry.endswith(".dist-info"):
+                return entry[len("jsonschema_rs-"):-len(".dist-info")]
+    except OSError:  # pragma: no cover
+        pass
+    try:  # pragma: no cover - an unusual layout
+        from importlib.metadata import version
+        return version("jsonschema-rs")
+    except Exception:  # pragma: no cover
+        return "?"
+
+
+JSONSCHEMA_RS_VERSION = _version()
 
 
 class SchemaUnusable(Exception):
     """The schema cannot be compiled or evaluated (bad schema, remote $ref)."""
+
+
+def _is_reference_error(exc) -> bool:
+    kind = getattr(exc, "kind", None)
+    return getattr(kind, "name", None) == "$ref" or type(kind).__name__ == "Referencing"
+
+
+def _message(exc) -> str:
+    return str(getattr(exc, "message", None) or exc).splitlines()[0]
 
 
 class Judge:
@@ -34,48 +80,96 @@ class Judge:
         if schema is None:
             schema = True
         self.schema = schema
-        cls = _validators.validator_for(schema, default=DEFAULT) if isinstance(schema, dict) else DEFAULT
+        cls = DEFAULT
+        if isinstance(schema, dict):
+            try:
+                cls = jsonschema_rs.validator_cls_for(schema)
+            except Exception:  # a $schema that is not a string: read as the default
+                cls = DEFAULT
         try:
-            cls.check_schema(schema)
-        except jsonschema.SchemaError as exc:
-            # No $schema and not valid 2020-12 (draft-04 boolean exclusiveMinimum,
-            # array-form items): read it in the newest draft whose metaschema
-            # accepts it, as a validator honouring its age would.
-            fallback = None
+            validator = cls(schema, **OPTIONS)
+        except jsonschema_rs.ValidationError as exc:
+            if _is_reference_error(exc):
+                raise SchemaUnusable(f"cannot resolve a reference: {_message(exc)}") from None
+            # Building a validator checks the schema against its draft's
+            # metaschema. No $schema and not valid 2020-12 (draft-04 boolean
+            # exclusiveMinimum, array-form items): read it in the newest draft
+            # whose metaschema accepts it, as a validator honouring its age would.
+            validator = None
             if isinstance(schema, dict) and "$schema" not in schema:
                 for older in OLDER:
                     try:
-                        older.check_schema(schema)
-                    except jsonschema.SchemaError:
+                        validator = older(schema, **OPTIONS)
+                    except jsonschema_rs.ValidationError:
                         continue
-                    fallback = older
+                    cls = older
                     break
-            if fallback is None:
-                raise SchemaUnusable(f"the schema is not valid {cls.__name__}: {exc.message}") from None
-            cls = fallback
+            if validator is None:
+                raise SchemaUnusable(f"the schema is not valid {cls.__name__}: {_message(exc)}") from None
+        except Exception as exc:  # ReferencingError, a schema that is not JSON, ...
+            raise SchemaUnusable(f"cannot compile the schema: {type(exc).__name__}: {_message(exc)}") from None
         self.cls = cls
-        self._validator = cls(schema, format_checker=cls.FORMAT_CHECKER)
+        self._validator = validator
 
     @property
     def name(self) -> str:
-        return f"jsonschema {JSONSCHEMA_VERSION} {self.cls.__name__}"
+        return f"jsonschema-rs {JSONSCHEMA_RS_VERSION} {self.cls.__name__}"
 
     def accepts(self, value) -> bool:
         try:
             return self._validator.is_valid(value)
-        except Exception as exc:  # an unresolvable $ref and friends
+        except Exception as exc:  # a value that is not JSON (a set, an unsupported number)
             raise SchemaUnusable(f"cannot evaluate the schema: {type(exc).__name__}: {exc}") from None
 
     def error_paths(self, value):
         """(top-level error schema paths, every error's path with nested
-        combinator errors included), as tuples of str."""
-        top = list(self._validator.iter_errors(value))
+        combinator errors included), as tuples of str. Paths run through
+        ``$ref`` as python-jsonschema's ``absolute_schema_path`` does."""
+        top = [e for e in self._validator.iter_errors(value) if not _spurious(e)]
         every, stack = [], list(top)
         while stack:
             error = stack.pop()
-            every.append(tuple(str(p) for p in error.absolute_schema_path))
-            stack.extend(error.context or ())
-        return [tuple(str(p) for p in e.absolute_schema_path) for e in top], every
+            every.append(_path(error))
+            # anyOf / oneOf: one list of errors per branch. (The error under
+            # propertyNames, kind.error, is not descended: its path is the
+            # outer error's, as python-jsonschema reports it once.)
+            for branch in getattr(error.kind, "context", None) or ():
+                stack.extend(e for e in branch if not _spurious(e))
+        return [_path(e) for e in top], every
+
+
+def _spurious(error) -> bool:
+    """A ``required`` error for a property the object has: jsonschema-rs
+    0.61 reports one beside the ``additionalProperties: false`` error when
+    a required property is not among ``properties`` (the value is invalid
+    either way; python-jsonschema reports only the latter)."""
+    kind = error.kind
+    if type(kind).__name__ != "Required":
+        return False
+    return isinstance(error.instance, dict) and getattr(kind, "property", None) in error.instance
+
+
+# keywords whose next path part is a property (or definition) name
+_NAMED = frozenset(("properties", "patternProperties", "dependentSchemas", "dependencies",
+                    "$defs", "definitions"))
+
+
+def _path(error):
+    """The error's schema path as python-jsonschema's ``absolute_schema_path``
+    spells it: the evaluation path, without the ``$ref`` keywords it passed
+    through (python-jsonschema leaves ``$ref`` and ``if`` out; this
+    evaluation path has no ``if`` either: ``then`` / ``else`` stand alone)."""
+    parts, named = [], False
+    for part in error.evaluation_path:
+        if named:  # a property name, even one spelled "$ref"
+            parts.append(str(part))
+            named = False
+        elif isinstance(part, int):
+            parts.append(str(part))
+        elif part != "$ref":
+            parts.append(part)
+            named = part in _NAMED
+    return tuple(parts)
 
 
 _CACHE = {}
@@ -88,7 +182,13 @@ def judge(schema) -> Judge:
     if found is None:
         if len(_CACHE) > 512:
             _CACHE.clear()
-        found = _CACHE[key] = Judge(schema)
+        try:
+            found = Judge(schema)
+        except SchemaUnusable as exc:  # remembered: quick() asks again and again
+            found = exc
+        _CACHE[key] = found
+    if isinstance(found, SchemaUnusable):
+        raise SchemaUnusable(*found.args)
     return found
 
 

@@ -1,5 +1,6 @@
-"""Witnesses: per rule family, each one re-validated here with jsonschema
-itself (never with the engine or the witness package's own judge)."""
+"""Witnesses: per rule family, each one re-validated here with python-jsonschema
+(never with the engine or the witness package's own judge, which is jsonschema-rs:
+two independent validators agree on every witness)."""
 
 import json
 import os
@@ -161,7 +162,7 @@ def test_family_witness(family):
     assert change.witness is not None, change.witness_note
     assert change.witness_note is None
     assert set(change.witness) == {"kind", "value", "validator"}
-    assert change.witness["validator"].startswith("jsonschema ")
+    assert change.witness["validator"].startswith("jsonschema-rs ")
     assert separates(change, old_tool, new_tool)
     if expected is not None:
         assert change.witness["value"] == expected
@@ -391,7 +392,112 @@ def test_no_schema_break_no_validator_import():
             "from pipeline.witness import attach_witnesses; "
             "r = DiffResult({'tools': [{'name': 'a'}, {'name': 'b', 'description': 'x'}]}, "
             "{'tools': [{'name': 'b', 'description': 'y'}]}); s = attach_witnesses(r); "
-            "print('jsonschema' in sys.modules, s['none_by_nature'])")
+            "print('jsonschema' in sys.modules, 'jsonschema_rs' in sys.modules, s['none_by_nature'])")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
                           timeout=60, check=True)
-    assert done.stdout.split() == ["False", "1"]
+    assert done.stdout.split() == ["False", "False", "1"]
+
+
+def _imported(importtime_log: str) -> set:
+    """Module names from ``python -X importtime`` output."""
+    names = set()
+    for line in importtime_log.splitlines():
+        if line.startswith("import time:") and "|" in line:
+            name = line.rsplit("|", 1)[1].strip()
+            if name != "imported package":
+                names.add(name)
+    return names
+
+
+def test_constructive_diff_does_not_import_python_jsonschema():
+    """The whole ``mcpdelta diff`` process on a pair whose breaks construction
+    handles: witnesses are produced and confirmed by jsonschema-rs, and
+    python-jsonschema (~50 ms of imports: referencing, rpds, attrs, the
+    metaschemas) is never imported, nor is the search's generator stack."""
+    pair = ROOT / "tests" / "fixtures" / "pairs" / "search_breaking"
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "pipeline", "diff",
+                           str(pair / "old.json"), str(pair / "new.json"), "--format", "json"],
+                          capture_output=True, text=True, cwd=ROOT, env=env, timeout=120)
+    assert done.returncode in (0, 1), done.stderr[-2000:]
+    report = json.loads(done.stdout)
+    witnessed = [c for c in report["changes"] if c.get("witness")]
+    assert witnessed, report["changes"]
+    assert all(c["witness"]["validator"].startswith("jsonschema-rs ") for c in witnessed)
+    old_tools = {t["name"]: t for t in json.loads((pair / "old.json").read_text())["tools"]}
+    new_tools = {t["name"]: t for t in json.loads((pair / "new.json").read_text())["tools"]}
+    for c in witnessed:  # the second, independent check: python-jsonschema, here in the test
+        schema = "inputSchema" if c["rule"].startswith("tool.input.") else "outputSchema"
+        accepting, rejecting = old_tools[c["entity"]], new_tools[c["entity"]]
+        if schema == "outputSchema":
+            accepting, rejecting = rejecting, accepting
+        assert _valid(accepting.get(schema), c["witness"]["value"])
+        assert not _valid(rejecting.get(schema), c["witness"]["value"])
+    modules = _imported(done.stderr)
+    assert "jsonschema_rs" in modules and "pipeline.witness.validate" in modules
+    heavy = {m for m in modules if m.split(".")[0] in (
+        "jsonschema", "jsonschema_specifications", "referencing", "rpds", "attrs", "attr",
+        "hypothesis", "hypothesis_jsonschema")}
+    assert not heavy, sorted(heavy)
+
+
+# The judge (jsonschema-rs) reports the schema paths python-jsonschema
+# reports: attribution reads them, so a port must not move them.
+PATH_CASES = [
+    ({"propertyNames": {"maxLength": 2}}, {"abc": 1}),
+    ({"if": {"type": "string"}, "then": {"maxLength": 1}, "else": {"type": "integer"}}, "ab"),
+    ({"if": {"type": "string"}, "then": {"maxLength": 1}, "else": {"type": "integer"}}, 1.5),
+    ({"contains": {"type": "string"}}, [1]),
+    ({"not": {"type": "string"}}, "a"),
+    ({"dependentSchemas": {"a": {"required": ["b"]}}}, {"a": 1}),
+    ({"allOf": [{"type": "string"}, {"anyOf": [{"maxLength": 1}, {"oneOf": [
+        {"type": "integer"}, {"$ref": "#/$defs/X"}]}]}], "$defs": {"X": {"minLength": 5}}}, "abc"),
+    ({"unevaluatedProperties": False, "properties": {"a": {}}}, {"b": 1}),
+    ({"prefixItems": [{"type": "string"}], "items": {"type": "integer"}}, [1, "a"]),
+    ({"$ref": "#/$defs/N", "$defs": {"N": {"type": "object", "properties": {
+        "c": {"type": "array", "items": {"$ref": "#/$defs/N"}}, "t": {"maxLength": 1}}}}},
+     {"c": [{"t": "ab"}]}),
+    ({"oneOf": [{"type": "string"}, {"maxLength": 3}]}, "ab"),
+    ({"type": "object", "properties": {"$ref": {"type": "string"}, "properties": {
+        "properties": {"$ref": {"type": "integer"}}}}}, {"$ref": 1, "properties": {"$ref": "x"}}),
+    (obj({"n": {"type": "integer", "maximum": 5}, "mode": {"enum": ["a"]}}, required=["mode"]),
+     {"n": 6}),
+    ({"properties": {"x": {}}, "additionalProperties": False, "required": ["id"]}, {"id": 1}),
+    ({"anyOf": [{"properties": {}, "additionalProperties": False, "required": ["id"]},
+                {"type": "string"}]}, {"id": 1}),
+    ({"$schema": "http://json-schema.org/draft-07/schema#",
+      "items": [{"type": "string"}], "additionalItems": False}, [1, 2]),
+]
+
+
+@pytest.mark.parametrize("schema,value", PATH_CASES)
+def test_judge_paths_are_python_jsonschemas(schema, value):
+    from pipeline.witness.validate import Judge
+
+    cls = validators.validator_for(schema, default=validators.Draft202012Validator)
+    reference = cls(schema, format_checker=cls.FORMAT_CHECKER)
+    top = list(reference.iter_errors(value))
+    every, stack = [], list(top)
+    while stack:
+        error = stack.pop()
+        every.append(tuple(str(p) for p in error.absolute_schema_path))
+        stack.extend(error.context or ())
+    judge = Judge(schema)
+    assert judge.accepts(value) == reference.is_valid(value)
+    got_top, got_every = judge.error_paths(value)
+    assert sorted(got_top) == sorted(tuple(str(p) for p in e.absolute_schema_path) for e in top)
+    assert sorted(got_every) == sorted(every)
+
+
+def test_judge_never_fetches_and_names_itself():
+    from pipeline.witness.validate import Judge, SchemaUnusable, judge, quick
+
+    remote = {"type": "object", "properties": {"a": {"$ref": "https://example.invalid/a.json"}}}
+    with pytest.raises(SchemaUnusable):
+        Judge(remote)
+    assert quick({"$ref": "#/$defs/Missing"}, 1) is None
+    assert quick({"$ref": "#/$defs/Missing"}, 1) is None  # a remembered failure
+    assert judge({"type": "string", "format": "date"}).accepts("2000-13-45") is False  # formats asserted
+    name = Judge({"type": "string"}).name
+    assert name.startswith("jsonschema-rs ") and name.endswith(" Draft202012Validator")
+    assert name.split()[1][0].isdigit()

@@ -1,0 +1,91 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Semver honesty
+#
+# Does a server's version number admit what its contract did? For every
+# diffed release pair, `sql/semver_honesty.sql` sets the bump the version
+# number declared (below 1.0.0 a minor bump counts as major) against the
+# grade the changes earned (`major` if anything broke). A release that
+# declared less than it earned is *under-bumped*: breaking changes shipped
+# as a minor or patch release.
+
+# %% tags=["parameters"]
+LAKE = "../lake"  # the lake folder or URI to read
+SERVERS = []  # server ids or globs (["acme-*"]) to keep; empty: every server
+
+# %%
+# %matplotlib inline
+import polars as pl
+
+from pipeline.survey.report import GRADES, frame, open_lake, plot_semver_honesty, scope_of
+
+pl.Config.set_tbl_rows(30)
+con = open_lake(LAKE, SERVERS)
+print("engine %s, policy %s" % scope_of(con))
+pairs = frame(con, "semver_honesty")
+pairs
+
+# %% [markdown]
+# ## Declared bump against computed grade
+#
+# Rows: the bump the version number declared; columns: the grade the
+# changes earned. Above the diagonal (earned more than declared) is an
+# under-bump.
+
+# %%
+order = list(GRADES)
+declared_order = pl.Enum(order + ["unknown"])
+crosstab = (pairs.with_columns(pl.col("declared").cast(declared_order))
+            .pivot(on="grade", index="declared", values="server_id", aggregate_function="len")
+            .fill_null(0).sort("declared"))
+crosstab.select("declared", *[g for g in order if g in crosstab.columns])
+
+# %%
+plot_semver_honesty(pairs)
+
+# %% [markdown]
+# ## Per server
+#
+# How many of each server's releases were honest, how many under-bumped,
+# and the share of honest ones (releases whose version does not parse as
+# semver are left out).
+
+# %%
+(pairs.filter(pl.col("honest").is_not_null())
+ .group_by("server_id")
+ .agg(pairs=pl.len(), honest=pl.col("honest").sum(),
+      under_bumped=(~pl.col("honest")).sum())
+ .with_columns(honest_share=(pl.col("honest") / pl.col("pairs")).round(2))
+ .sort(["under_bumped", "server_id"], descending=[True, False]))
+
+# %% [markdown]
+# ## The under-bumped releases
+#
+# Each release that shipped more than it declared, with the next release
+# that bumped the major version and how many days after it came (`null`:
+# no major bump captured yet).
+
+# %%
+pairs.filter(pl.col("honest") == False).select(  # noqa: E712 (a Polars expression)
+    "server_id", "old_version", "new_version", "declared", "grade", "next_major",
+    "days_to_next_major")
+
+# %% [markdown]
+# ## Servers whose latest release broke something
+#
+# (`sql/latest_release_breaks.sql`)
+
+# %%
+frame(con, "latest_release_breaks")

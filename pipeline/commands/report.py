@@ -1,0 +1,57 @@
+"""``mcpdelta report --lake LAKE``: the survey's pictures, without Jupyter.
+
+``--format html`` (the default) writes the single-file survey report
+(``survey.html`` beside ``survey.md``) carrying every figure; ``--format
+png`` writes each figure as ``<name>.png``. Nothing is diffed: the report
+shows what the lake's last survey (its most recently diffed engine and
+policy) found.
+"""
+
+import sys
+
+HELP = "write the survey report with every plot (single-file HTML) or each plot as a PNG"
+
+
+def add_arguments(parser):
+    parser.add_argument("--lake", metavar="LAKE", default="lake", help="lake folder or URI (default: ./lake)")
+    parser.add_argument("--out", metavar="DIR",
+                        help="output folder (default: next to the lake, <lake>-report)")
+    parser.add_argument("--format", choices=("html", "png"), default="html",
+                        help="html: one self-contained page (default); png: one image per plot")
+    parser.add_argument("--server", metavar="ID", action="append", default=[],
+                        help="only this server (an id or a glob such as 'acme-*'; repeatable)")
+    parser.add_argument("--plot", metavar="NAME", action="append", default=[],
+                        help="only this plot (repeatable; default: all)")
+
+
+def run(args) -> int:
+    import os
+    import pathlib
+
+    from pipeline.errors import InputError
+    from pipeline.lake import Lake
+    from pipeline.survey import default_report_dir
+    from pipeline.survey.report import ALL_PLOTS, gather, open_lake, render, save_png, scope_of, write_report
+
+    lake = Lake(args.lake)
+    if not lake.remote and not os.path.isdir(lake.base):
+        raise InputError(args.lake, "no such lake folder")
+    unknown = [p for p in args.plot if p not in ALL_PLOTS]
+    if unknown:
+        raise InputError("--plot", f"unknown plot {unknown[0]!r}; one of {', '.join(ALL_PLOTS)}")
+    plots = tuple(p for p in ALL_PLOTS if not args.plot or p in args.plot)
+    try:
+        con = open_lake(args.lake, servers=args.server or None)
+    except ValueError as exc:
+        raise InputError("--server", str(exc)) from None
+    out = pathlib.Path(args.out) if args.out else default_report_dir(lake)
+    engine, policy_id = scope_of(con)
+    if args.format == "html":
+        facts = write_report(con, out, engine, policy_id, plots=plots)
+        sys.stdout.write(f"report: {facts['html']}\n")
+        return 0
+    out.mkdir(parents=True, exist_ok=True)
+    facts = gather(con, plots)
+    for name in plots:
+        sys.stdout.write(f"{save_png(render(name, facts), out / f'{name}.png')}\n")
+    return 0

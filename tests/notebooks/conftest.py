@@ -1,0 +1,52 @@
+"""Lakes for the notebook and report tests, built once per session: the
+demo lake (`mcpdelta survey` on the embedded demo servers, as the README's
+first command builds it) and the tiny fixture lake (tests/fixtures/captures)."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import ROOT, _console_script
+
+# `mcpdelta report` before pipeline/cli.py lists it: the same main(), with the
+# command added when missing (a no-op once it is registered).
+REPORT_DRIVER = (
+    "import sys\n"
+    "from pipeline import cli\n"
+    "from pipeline.commands.report import HELP\n"
+    "cli.COMMANDS.setdefault('report', ('pipeline.commands.report', HELP))\n"
+    "raise SystemExit(cli.main())\n"
+)
+
+
+def _run(args, cwd):
+    result = subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    return result
+
+
+@pytest.fixture(scope="session")
+def demo_lake(tmp_path_factory):
+    cwd = tmp_path_factory.mktemp("demo")
+    _run([_console_script(), "survey", "--lake", "lake", "--report", "survey-report"], cwd)
+    return cwd / "lake"
+
+
+@pytest.fixture(scope="session")
+def fixture_lake(tmp_path_factory):
+    cwd = tmp_path_factory.mktemp("fixture")
+    _run([_console_script(), "ingest", str(ROOT / "tests" / "fixtures" / "captures"), "--lake", "lake"], cwd)
+    _run([_console_script(), "survey", "--lake", "lake", "--no-crawl", "--report", "survey-report"], cwd)
+    return cwd / "lake"
+
+
+@pytest.fixture(scope="session")
+def report():
+    """Run ``mcpdelta report ARGS...``; returns CompletedProcess."""
+    def run(*args, cwd=None):
+        return subprocess.run([sys.executable, "-c", REPORT_DRIVER, "report", *map(str, args)],
+                              capture_output=True, text=True, cwd=cwd, timeout=120,
+                              env={**os.environ, "MPLBACKEND": "Agg"})
+    return run

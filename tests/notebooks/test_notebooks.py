@@ -1,0 +1,80 @@
+"""Every notebook under notebooks/ executed end to end (nbclient, a real
+kernel) against a lake built in the test, its parameters injected after its
+`parameters` cell as papermill does: a failing cell fails the test."""
+
+import pathlib
+
+import jupytext
+import nbclient
+import nbformat
+import pytest
+
+from tests.conftest import ROOT
+
+NOTEBOOKS = ROOT / "notebooks"
+EXPECTED = ("rule_frequencies", "semver_honesty", "description_drift", "server_timeline")
+
+
+def execute(path: pathlib.Path, **parameters):
+    notebook = jupytext.read(path)
+    tagged = [i for i, c in enumerate(notebook.cells) if "parameters" in c.metadata.get("tags", [])]
+    assert len(tagged) == 1, f"{path.name}: one cell tagged parameters"
+    source = "\n".join(f"{name} = {value!r}" for name, value in parameters.items())
+    notebook.cells.insert(tagged[0] + 1, nbformat.v4.new_code_cell(
+        source, metadata={"tags": ["injected-parameters"]}))
+    nbclient.NotebookClient(notebook, kernel_name="python3", timeout=120,
+                            resources={"metadata": {"path": str(NOTEBOOKS)}}).execute()
+    return notebook
+
+
+def outputs(notebook, mime):
+    return [o["data"][mime] for c in notebook.cells if c.cell_type == "code"
+            for o in c.get("outputs", []) if mime in o.get("data", {})]
+
+
+def text(notebook):
+    parts = []
+    for cell in notebook.cells:
+        for o in cell.get("outputs", []) if cell.cell_type == "code" else []:
+            parts.append(o.get("text", "") + o.get("data", {}).get("text/plain", ""))
+    return "\n".join(parts)
+
+
+def test_the_notebooks_are_paired_plain_text_without_outputs():
+    assert {p.stem for p in NOTEBOOKS.glob("*.py")} >= set(EXPECTED)
+    for path in NOTEBOOKS.glob("*.py"):
+        head = path.read_text()
+        assert "formats: ipynb,py:percent" in head and "format_name: percent" in head, path.name
+        assert 'tags=["parameters"]' in head, path.name
+        # a parameters cell at the top: the lake path and a server filter
+        params = head.split('tags=["parameters"]', 1)[1].split("# %%", 1)[0]
+        assert "LAKE = " in params and "SERVERS = " in params, path.name
+        # the notebooks ask sql/ queries, they do not carry copies of them
+        # (every query goes through frame(con, "<sql/ name>"))
+        assert not any(raw in head for raw in ("con.sql(", "con.execute(", "read_parquet", "duckdb.")), path.name
+        assert "frame(con, " in head, path.name
+    # outputs live only in the .ipynb side, which git ignores
+    assert "*.ipynb" in (NOTEBOOKS / ".gitignore").read_text().splitlines()
+
+
+@pytest.mark.parametrize("name", EXPECTED)
+def test_notebook_runs_on_the_demo_lake(name, demo_lake):
+    notebook = execute(NOTEBOOKS / f"{name}.py", LAKE=str(demo_lake), SERVERS=[])
+    assert outputs(notebook, "image/png"), "a figure was drawn"
+    out = text(notebook)
+    assert "demo-notes" in out and "demo-weather" in out
+
+
+@pytest.mark.parametrize("name", EXPECTED)
+def test_notebook_runs_on_one_server_of_the_fixture_lake(name, fixture_lake):
+    # alpha: an identical release (never diffed), no prose drift, no
+    # under-bump; the filter keeps beta out of every table
+    notebook = execute(NOTEBOOKS / f"{name}.py", LAKE=str(fixture_lake), SERVERS=["alph*"])
+    assert outputs(notebook, "image/png")
+    out = text(notebook)
+    assert "beta" not in out and "forecast" not in out
+
+
+def test_a_server_filter_matching_nothing_fails_the_notebook(fixture_lake):
+    with pytest.raises(nbclient.exceptions.CellExecutionError, match="matches none"):
+        execute(NOTEBOOKS / "rule_frequencies.py", LAKE=str(fixture_lake), SERVERS=["nope"])

@@ -1,0 +1,109 @@
+"""`mcpdelta report`: the survey's pictures without Jupyter, and the lake
+helpers the notebooks and the report share (pipeline/survey/report.py)."""
+
+import struct
+
+import pytest
+
+from pipeline.survey.report import ALL_PLOTS, SURVEY_PLOTS, frame, open_lake, query
+
+
+def png_size(path):
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", f"{path.name} is not a PNG"
+    assert data[12:16] == b"IHDR"
+    return struct.unpack(">II", data[16:24])
+
+
+def test_html_report_carries_every_plot(demo_lake, report, tmp_path):
+    result = report("--lake", demo_lake, "--out", tmp_path / "out")
+    assert result.returncode == 0, result.stderr
+    page = tmp_path / "out" / "survey.html"
+    assert result.stdout.strip().splitlines()[-1] == f"report: {page}"
+    text = page.read_text()
+    assert text.count("<svg") == len(ALL_PLOTS) == 6
+    for name in ALL_PLOTS:
+        assert f'id="{name}"' in text
+    # self-contained: no script, nothing fetched (namespace URIs are not fetched)
+    assert "<script" not in text and "<link" not in text and "<img" not in text
+    assert 'src="' not in text and 'href="http' not in text
+    assert "Under-bumped releases" in text and "demo-weather" in text
+    assert "Under-bumped releases" in (tmp_path / "out" / "survey.md").read_text()
+
+
+def test_default_output_is_next_to_the_lake(fixture_lake, report):
+    result = report("--lake", fixture_lake)
+    assert result.returncode == 0, result.stderr
+    page = fixture_lake.parent / "lake-report" / "survey.html"
+    assert result.stdout.strip() == f"report: {page}"
+    assert page.read_text().count("<svg") == 6
+
+
+def test_png_export_writes_one_valid_image_per_plot(demo_lake, report, tmp_path):
+    result = report("--lake", demo_lake, "--out", tmp_path / "png", "--format", "png")
+    assert result.returncode == 0, result.stderr
+    written = result.stdout.split()
+    assert written == [str(tmp_path / "png" / f"{name}.png") for name in ALL_PLOTS]
+    for name in ALL_PLOTS:
+        width, height = png_size(tmp_path / "png" / f"{name}.png")
+        assert 600 <= width <= 2000 and 250 <= height <= 2000, (name, width, height)
+
+
+def test_png_export_of_chosen_plots_and_servers(fixture_lake, report, tmp_path):
+    result = report("--lake", fixture_lake, "--out", tmp_path, "--format", "png",
+                    "--plot", "server_timeline", "--server", "beta")
+    assert result.returncode == 0, result.stderr
+    assert sorted(p.name for p in tmp_path.glob("*.png")) == ["server_timeline.png"]
+    png_size(tmp_path / "server_timeline.png")
+
+
+@pytest.mark.parametrize("args, message", [
+    (("--lake", "{tmp}/nope"), "nope: no such lake folder"),
+    (("--lake", "{lake}", "--plot", "pie"), "unknown plot 'pie'"),
+    (("--lake", "{lake}", "--server", "nobody"), "matches none"),
+])
+def test_bad_input_is_one_line_exit_2(args, message, fixture_lake, report, tmp_path):
+    args = [a.format(tmp=tmp_path, lake=fixture_lake) for a in args]
+    result = report(*args, "--out", tmp_path / "out")
+    assert result.returncode == 2
+    assert message in result.stderr and "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_an_empty_lake_still_reports(report, tmp_path):
+    (tmp_path / "lake").mkdir()
+    result = report("--lake", tmp_path / "lake", "--out", tmp_path / "out", "--format", "png")
+    assert result.returncode == 0, result.stderr
+    assert len(list((tmp_path / "out").glob("*.png"))) == len(ALL_PLOTS)
+
+
+def test_survey_page_keeps_its_two_plots():
+    assert SURVEY_PLOTS == ("rule_frequencies", "breaking_by_version")
+
+
+def test_open_lake_filters_servers_by_glob(fixture_lake):
+    con = open_lake(fixture_lake, ["be*"])
+    assert con.execute("SELECT DISTINCT server_id FROM changes").fetchall() == [("beta",)]
+    assert con.execute("SELECT DISTINCT server_id FROM manifests").fetchall() == [("beta",)]
+    rows = frame(con, "breaking_by_version").to_dicts()
+    assert rows == [{"server_id": "beta", "version": "0.10.0", "breaking": 1, "changes": 2}]
+    with pytest.raises(ValueError, match="matches none"):
+        open_lake(fixture_lake, ["gamma"])
+
+
+def test_open_lake_shows_the_latest_policy_only(fixture_lake, tmp_path):
+    import shutil
+
+    from pipeline.engine.policy import Policy
+    from pipeline.lake import Lake
+    from pipeline.survey.diffstage import run_diff_stage
+
+    lake = tmp_path / "lake"
+    shutil.copytree(fixture_lake, lake)
+    # a second policy diffs every pair again: the lake now holds both
+    run_diff_stage(Lake(str(lake)), Policy(cli_overrides={"tool.removed": "NON_BREAKING"}), workers=1)
+    assert Lake(str(lake)).connect().execute("SELECT count(*) FROM all_pairs").fetchone()[0] == 6
+    con = open_lake(lake)
+    assert con.execute("SELECT count(*) FROM pairs").fetchone()[0] == 3
+    totals = {r["severity"]: r["changes"] for r in query(con, "severity_totals")}
+    assert totals == {"BREAKING": 1, "NON_BREAKING": 2, "DOCUMENTATION": 3}
