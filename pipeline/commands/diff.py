@@ -41,17 +41,17 @@ def run(args) -> int:
     cli_overrides = dict(parse_override(text) for text in args.severity_override)
     fail_on = parse_severity(args.fail_on, "--fail-on", allow_never=True) if args.fail_on else None
     policy = Policy(config.profile, config.fail_on, config.overrides, config.ignores,
-                    cli_profile=args.profile, cli_fail_on=fail_on, cli_overrides=cli_overrides)
+                    cli_profile=args.profile, cli_fail_on=fail_on, cli_overrides=cli_overrides,
+                    witness=parse_severity(args.witness, "--witness", allow_never=True))
     old = read_manifest(args.old, config.max_bytes, config.max_depth)
     new = read_manifest(args.new, config.max_bytes, config.max_depth)
     result = DiffResult(old, new, policy, old_source=args.old, new_source=args.new)
-    witness = parse_severity(args.witness, "--witness", allow_never=True)
     if args.witness_candidates < 1:
         raise InputError("--witness-candidates", "must be at least 1")
-    if witness != "never":
+    if policy.witness != "never":
         from pipeline.witness import attach_witnesses  # evidence only: severities untouched
 
-        attach_witnesses(result, min_severity=witness, max_candidates=args.witness_candidates)
+        attach_witnesses(result, min_severity=policy.witness, max_candidates=args.witness_candidates)
     if args.semantic:
         from pipeline.judge import annotate  # advisory notes; severities untouched
 

@@ -21,6 +21,9 @@ def add_arguments(parser):
     parser.add_argument("--report", metavar="DIR", help="report folder (default: next to the lake)")
     parser.add_argument("--format", choices=("text", "json"), default="text")
     parser.add_argument("--workers", type=int, metavar="N", help="diff worker processes (default: one per core)")
+    parser.add_argument("--witness", metavar="SEVERITY", default="BREAKING",
+                        help="build witnesses for schema changes at or above this severity, "
+                             "or never (default: BREAKING)")
     parser.add_argument("--offline", action="store_true",
                         help="no registry look-ups or installs for version sweeps")
 
@@ -30,7 +33,7 @@ def run(args) -> int:
     import json
 
     from pipeline.config import find_default, load_config
-    from pipeline.engine.policy import Policy, parse_override
+    from pipeline.engine.policy import Policy, parse_override, parse_severity
     from pipeline.errors import InputError
     from pipeline.lake import Lake
     from pipeline.survey import run_survey
@@ -38,7 +41,8 @@ def run(args) -> int:
     config = load_config(args.config or find_default())
     policy = Policy(config.profile, config.fail_on, config.overrides, config.ignores,
                     cli_profile=args.profile,
-                    cli_overrides=dict(parse_override(t) for t in args.severity_override))
+                    cli_overrides=dict(parse_override(t) for t in args.severity_override),
+                    witness=parse_severity(args.witness, "--witness", allow_never=True))
     since = None
     if args.since:
         try:

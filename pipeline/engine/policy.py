@@ -38,8 +38,10 @@ class Policy:
     the command line; the engine's raw output never depends on it."""
 
     def __init__(self, profile=None, fail_on=None, overrides=None, ignores=(),
-                 cli_profile=None, cli_fail_on=None, cli_overrides=None):
+                 cli_profile=None, cli_fail_on=None, cli_overrides=None, witness="BREAKING"):
         self.profile = cli_profile or profile or "balanced"
+        # the lowest severity that gets a witness (evidence only), or never
+        self.witness = witness
         self.overrides = dict(overrides or {})
         self.overrides.update(cli_overrides or {})
         self.ignores = list(ignores)

@@ -69,12 +69,15 @@ CHANGES = pa.schema(PAIR_COLUMNS + [
     ("suppressed", pa.bool_()),
     ("suppressed_reason", pa.string()),
     ("advisory_json", pa.string()),
+    ("witness_json", pa.string()),      # {"kind", "value", "validator"}: a call or result proving it
+    ("witness_note", pa.string()),      # why there is none ("accepted but ignored: ...")
 ])
 
 PAIRS = pa.schema(PAIR_COLUMNS + [
     ("changes", pa.int32()),
     ("breaking", pa.int32()),
     ("grade", pa.string()),
+    ("witnessed", pa.int32()),          # BREAKING changes proved by a witness
     ("error", pa.string()),             # set when the pair could not be diffed
     ("diffed_at", _TS),
 ])

@@ -35,7 +35,7 @@ def engine_version() -> str:
 
 
 def policy_hash(policy) -> str:
-    spec = {"profile": policy.profile, "fail_on": policy.fail_on,
+    spec = {"profile": policy.profile, "fail_on": policy.fail_on, "witness": policy.witness,
             "overrides": sorted(policy.overrides.items()),
             "ignores": [[i.rule, i.entity, i.reason] for i in policy.ignores]}
     return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:16]
@@ -140,9 +140,13 @@ def diff_batch(lake_root, pairs, policy, engine, policy_id, batch_id) -> dict:
                                        f"{row['server_id']} {row['new_version']}"))
             result = DiffResult(old, new, policy)
         except (InputError, ValueError, RecursionError) as exc:
-            ledger.append({**base, "changes": 0, "breaking": 0, "grade": None,
+            ledger.append({**base, "changes": 0, "breaking": 0, "grade": None, "witnessed": 0,
                            "error": str(exc), "diffed_at": _now()})
             continue
+        if policy.witness != "never":
+            from pipeline.witness import attach_witnesses  # evidence only
+
+            attach_witnesses(result, min_severity=policy.witness)
         for change in result.changes:
             doc = change.as_json()
             changes.append({**base, "rule": doc["rule"], "severity": doc["severity"],
@@ -152,10 +156,14 @@ def diff_batch(lake_root, pairs, policy, engine, policy_id, batch_id) -> dict:
                             "message": doc["message"], "note": doc["note"],
                             "suppressed": doc["suppressed"],
                             "suppressed_reason": doc["suppressed_reason"],
-                            "advisory_json": json.dumps(doc["advisory"])})
+                            "advisory_json": json.dumps(doc["advisory"]),
+                            "witness_json": None if doc["witness"] is None else json.dumps(doc["witness"]),
+                            "witness_note": doc["witness_note"]})
+        witnessed = sum(c.witness is not None for c in result.changes
+                        if c.severity == "BREAKING" and not c.suppressed)
         ledger.append({**base, "changes": len(result.changes),
                        "breaking": result.summary["BREAKING"], "grade": result.grade,
-                       "error": None, "diffed_at": _now()})
+                       "witnessed": witnessed, "error": None, "diffed_at": _now()})
     lake.append("changes", changes, batch_id)
     lake.append("pairs", ledger, batch_id)  # the ledger last: it commits the batch
     return {"pairs_diffed": len(ledger), "errors": sum(r["error"] is not None for r in ledger)}

@@ -484,7 +484,7 @@ def gather(con, plots=SURVEY_PLOTS) -> dict:
         suppressed += row["suppressed"]
     rows = {}
     for name in ("rule_frequencies", "breaking_changes", "breaking_by_version",
-                 *(q for p in plots for q in PLOTS[p].queries)):
+                 "breaking_by_release", *(q for p in plots for q in PLOTS[p].queries)):
         if name not in rows:
             rows[name] = query(con, name)
     return {
@@ -521,10 +521,14 @@ def markdown(facts) -> str:
            "| Severity | Changes |", "| --- | ---: |"]
     out += [f"| `{k}` | {v} |" for k, v in facts["changes"].items()]
     out += ["", "## Breaking changes", ""]
-    if facts["breaking"]:
-        out += ["| Server | From | To | Rule | Entity |", "| --- | --- | --- | --- | --- |"]
-        out += [f"| {b['server_id']} | {b['old_version']} | {b['new_version']} | `{b['rule']}` | "
-                f"{b['entity'] or '(server)'} |" for b in facts["breaking"]]
+    by_release = facts["rows"]["breaking_by_release"]
+    if by_release:
+        out += ["Per release and rule; *witnessed*: proved by a concrete call or result "
+                "(`mcpdelta diff` shows each witness).", "",
+                "| Server | From | To | Rule | Changes | Witnessed | Entities |",
+                "| --- | --- | --- | --- | ---: | ---: | --- |"]
+        out += [f"| {r['server_id']} | {r['old_version']} | {r['new_version']} | `{r['rule']}` | "
+                f"{r['changes']} | {r['witnessed']} | {_entities(r['entities'])} |" for r in by_release]
     else:
         out.append("None found.")
     if "semver_honesty" in facts.get("plots", ()):
@@ -541,6 +545,11 @@ def markdown(facts) -> str:
     out += [f"| `{r['rule']}` | {r['severity']} | {r['changes']} | {r['servers']} |"
             for r in facts["rules"]]
     return "\n".join(out) + "\n"
+
+
+def _entities(names, shown=3) -> str:
+    text = ", ".join(names[:shown])
+    return text + (f" … ({len(names)} entities)" if len(names) > shown else "")
 
 
 def _svg(figure) -> str:

@@ -27,7 +27,8 @@ def test_every_query_file_is_tested():
     tested = {"rule_frequencies", "breaking_changes", "breaking_by_version", "severity_totals",
               "description_drift", "latest_release_breaks", "semver_honesty",
               "pairs_consecutive", "pairs_all",
-              "drift_notes"}  # tested in tests/judge_survey/test_drift.py
+              "drift_notes",  # tested in tests/judge_survey/test_drift.py
+              "breaking_by_release"}
     assert {p.stem for p in SQL.glob("*.sql")} == tested
 
 
@@ -47,6 +48,17 @@ def test_breaking_changes(con):
             for r in query(con, "breaking_changes")]
     assert rows == [("alpha", "1.1.0", "2.0.0", "tool.removed", "delete_note"),
                     ("beta", "0.9.0", "0.10.0", "tool.input.enum.narrowed", "forecast")]
+
+
+def test_breaking_by_release_counts_witnesses(con):
+    rows = [(r["server_id"], r["old_version"], r["new_version"], r["rule"], r["changes"], r["witnessed"],
+             r["entities"]) for r in query(con, "breaking_by_release")]
+    assert rows == [
+        # a removed tool has no validation witness: no call to it can validate
+        ("alpha", "1.1.0", "2.0.0", "tool.removed", 1, 0, ["delete_note"]),
+        # units: "k" was accepted by 0.9.0 and is rejected by 0.10.0
+        ("beta", "0.9.0", "0.10.0", "tool.input.enum.narrowed", 1, 1, ["forecast"]),
+    ]
 
 
 def test_breaking_by_version_in_semver_order(con):
