@@ -90,20 +90,17 @@ def parse_manifest(data, source: str = "<manifest>", max_bytes: int = DEFAULT_MA
 
 
 def _check_depth(doc, source: str, max_depth: int) -> None:
-    stack = [(doc, 1)]
-    pop, push = stack.pop, stack.append
-    while stack:
-        node, depth = pop()
+    """Level by level, so the walk is a few C-level list builds per level
+    rather than a push and pop per container."""
+    level, depth = [doc], 1
+    while level:
         if depth > max_depth:
             raise InputError(source, f"nesting deeper than the limit of {max_depth} levels")
-        if isinstance(node, dict):
-            for value in node.values():
-                if isinstance(value, (dict, list)):
-                    push((value, depth + 1))
-        else:
-            for value in node:
-                if isinstance(value, (dict, list)):
-                    push((value, depth + 1))
+        deeper = []
+        for node in level:
+            values = node.values() if type(node) is dict else node
+            deeper.extend([v for v in values if type(v) is dict or type(v) is list])
+        level, depth = deeper, depth + 1
 
 
 def validate_manifest(doc, source: str = "<manifest>", max_depth: int | None = DEFAULT_MAX_DEPTH) -> dict:
