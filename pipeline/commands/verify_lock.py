@@ -1,5 +1,8 @@
 """``mcpdelta verify-lock MANIFEST --lock FILE``: 0 equal, 2 drift, 3 unreadable.
 
+Instead of a manifest file, ``--servers FILE --server ID`` captures that
+server live (stdio, HTTP, or the newest version of a sweep) and checks it.
+
 Exit 2 on drift is the gateway's own verify-lock status, so existing CI
 pipelines keep working; unreadable input therefore gets 3, not the CLI's
 usual 2, and a tool pinned under an unknown digest scheme is reported and
@@ -14,7 +17,10 @@ STATUSES = ("added", "removed", "changed", "unknown_scheme")
 
 
 def add_arguments(parser):
-    parser.add_argument("manifest", metavar="MANIFEST", help="manifest file (- for stdin)")
+    parser.add_argument("manifest", metavar="MANIFEST", nargs="?",
+                        help="manifest file (- for stdin); or capture a live server with --servers/--server")
+    parser.add_argument("--servers", metavar="FILE", help="servers.yaml holding the live server")
+    parser.add_argument("--server", metavar="ID", help="the id of the live server to capture")
     parser.add_argument("--lock", metavar="FILE", default="tool-versions.lock.yaml",
                         help="lockfile (default: tool-versions.lock.yaml)")
     parser.add_argument("--format", choices=("text", "json"), default="text")
@@ -27,8 +33,16 @@ def run(args) -> int:
     from pipeline import lockfile as L
 
     try:
+        if (args.manifest is None) == (args.server is None) or bool(args.servers) != bool(args.server):
+            raise InputError("verify-lock", "give a MANIFEST file, or --servers FILE and --server ID")
         lock = L.read_lockfile(args.lock)
-        manifest = read_manifest(args.manifest)
+        if args.server:
+            from pipeline.crawl.live import capture_live
+
+            manifest = capture_live(args.servers, args.server)
+            args.manifest = f"server {args.server}"
+        else:
+            manifest = read_manifest(args.manifest)
         try:
             drifts = L.compare(lock, manifest)
         except CanonicalError as exc:
