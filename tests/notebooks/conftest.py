@@ -10,17 +10,6 @@ import pytest
 
 from tests.conftest import ROOT, _console_script
 
-# `mcpdelta report` before pipeline/cli.py lists it: the same main(), with the
-# command added when missing (a no-op once it is registered).
-REPORT_DRIVER = (
-    "import sys\n"
-    "from pipeline import cli\n"
-    "from pipeline.commands.report import HELP\n"
-    "cli.COMMANDS.setdefault('report', ('pipeline.commands.report', HELP))\n"
-    "raise SystemExit(cli.main())\n"
-)
-
-
 def _run(args, cwd):
     result = subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
@@ -46,7 +35,7 @@ def fixture_lake(tmp_path_factory):
 def report():
     """Run ``mcpdelta report ARGS...``; returns CompletedProcess."""
     def run(*args, cwd=None):
-        return subprocess.run([sys.executable, "-c", REPORT_DRIVER, "report", *map(str, args)],
+        return subprocess.run([_console_script(), "report", *map(str, args)],
                               capture_output=True, text=True, cwd=cwd, timeout=120,
                               env={**os.environ, "MPLBACKEND": "Agg"})
     return run
