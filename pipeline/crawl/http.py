@@ -9,32 +9,15 @@ with DELETE. Bytes are counted as they stream in, against both caps.
 
 from __future__ import annotations
 
-import email.utils
-import time
-
 import httpx
+
+from pipeline.retry_after import retry_after
 
 from . import jsonrpc
 from .errors import CrawlError, short
 from .model import Limits
 
 ACCEPT = "application/json, text/event-stream"
-
-
-def retry_after(value: str | None) -> float | None:
-    """Seconds from a Retry-After header (delta-seconds or an HTTP date)."""
-    if not value:
-        return None
-    value = value.strip()
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())
 
 
 def status_error(resp: httpx.Response, what: str) -> CrawlError:

@@ -8,11 +8,10 @@ rejects for an optional parameter (``response_format``, ``max_tokens``,
 ``temperature``) is sent again once without it, and the judge remembers.
 """
 
-import email.utils
 import threading
-import time
 
 from pipeline.judge.prompt import RESPONSE_FORMAT
+from pipeline.retry_after import retry_after
 
 ATTEMPTS = 4                # one call and three retries
 BACKOFF_S = 0.25            # first backoff; doubles each retry
@@ -67,18 +66,7 @@ def retry_after_seconds(response) -> float | None:
             return max(0.0, float(value) / 1000)
         except ValueError:
             pass
-    value = headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())
+    return retry_after(headers.get("retry-after"))
 
 
 def _transient(exc) -> bool:
