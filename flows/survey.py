@@ -67,6 +67,26 @@ def report_task(lake_root, policy, report_dir):
             "breaking": len(facts["breaking"])}
 
 
+@task(name="write-drift-report")
+def drift_task(lake_root, policy, report_dir):
+    """The description-drift report (Markdown and HTML) beside the survey's."""
+    import pathlib
+
+    from pipeline.commands import drift
+    from pipeline.survey import default_report_dir
+    from pipeline.survey.diffstage import engine_version, policy_hash
+
+    lake = Lake(lake_root)
+    engine, policy_id = engine_version(), policy_hash(policy)
+    con = lake.connect(engine, policy_id)
+    report = drift.build(drift.drift_rows(con), engine, policy_id)
+    folder = pathlib.Path(report_dir or default_report_dir(lake))
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "drift.md").write_text(drift.markdown(report), encoding="utf-8")
+    (folder / "drift.html").write_text(drift.page(report), encoding="utf-8")
+    return str(folder / "drift.html")
+
+
 @flow(name="mcpdelta-crawl")
 def crawl_flow(servers_file: str, lake: str = "lake", offline: bool = False):
     return crawl_task(servers_file, lake, offline)
@@ -114,7 +134,8 @@ def survey_flow(servers_file: str | None = None, lake: str = "lake", config_file
     diffed = _diff(lake, policy, pairs, since, fan_out)
     judged = judge_task(lake, config_file)
     reported = report_task(lake, policy, report_dir)
-    return {"crawl": crawled, "diff": diffed, "judge": judged, **reported}
+    drift = drift_task(lake, policy, report_dir)
+    return {"crawl": crawled, "diff": diffed, "judge": judged, "drift": drift, **reported}
 
 
 def task_runner(kind: str, address: str | None):

@@ -106,17 +106,25 @@ class JudgeClient:
     """Thread-safe: one per judge, shared by its worker threads."""
 
     def __init__(self, spec, api_key: str | None, attempts: int = ATTEMPTS):
-        import openai
-
         self.spec = spec
         self.attempts = attempts
-        self._client = openai.OpenAI(api_key=api_key or NO_KEY, base_url=spec.base_url,
-                                     timeout=spec.timeout_s, max_retries=0)
+        self._api_key = api_key
+        self._openai = None  # made on the first call: a run served from cache makes none
         self._lock = threading.Lock()
         self.structured = True          # send response_format until the endpoint refuses it
         self.cap_param = "max_tokens"   # or max_completion_tokens, if the endpoint asks
         self.send_temperature = spec.temperature is not None
         self.requests = 0               # HTTP attempts made, retries included
+
+    def _client(self):
+        with self._lock:
+            if self._openai is None:
+                import openai
+
+                self._openai = openai.OpenAI(api_key=self._api_key or NO_KEY,
+                                             base_url=self.spec.base_url,
+                                             timeout=self.spec.timeout_s, max_retries=0)
+            return self._openai
 
     @property
     def opts(self):
@@ -160,7 +168,7 @@ class JudgeClient:
                 sent[:] = [self.opts]
                 params = self._params(messages)
             try:
-                return self._client.chat.completions.create(**params)
+                return self._client().chat.completions.create(**params)
             except openai.APITimeoutError:
                 ticket.uncertain += 1     # the endpoint may have billed it
                 raise

@@ -39,10 +39,17 @@ class LakeCache:
     (``get`` / ``put``, as ``judge_changes`` expects)."""
 
     def __init__(self, answers: dict):
-        self._data = answers
+        self._data = answers  # key -> answer, or its stored JSON text until first asked
 
     def get(self, key):
-        return self._data.get(key)
+        value = self._data.get(key)
+        if isinstance(value, str):  # parsed on demand: a cached run reads none of them
+            try:
+                value = json.loads(value)
+            except ValueError:
+                value = None
+            self._data[key] = value = value if isinstance(value, dict) else None
+        return value
 
     def put(self, key, value):
         self._data[key] = value
@@ -75,19 +82,14 @@ def pending_changes(con) -> list:
 
 
 def stored_notes(con):
-    """(pair_key, note_key) pairs already answered, and every stored answer by key."""
+    """(pair_key, note_key) pairs already answered, and every stored answer's
+    JSON text by key."""
     done, answers = set(), {}
     for pair, key, verdict, answer in con.execute(
             "SELECT pair_key, note_key, verdict, answer_json FROM notes").fetchall():
         if verdict in ANSWERED and answer is not None:
             done.add((pair, key))
-            if key not in answers:
-                try:
-                    value = json.loads(answer)
-                except ValueError:
-                    continue
-                if isinstance(value, dict):
-                    answers[key] = value
+            answers.setdefault(key, answer)  # JSON text: LakeCache parses what it is asked for
     return done, answers
 
 

@@ -30,6 +30,10 @@ def test_survey_flow_without_crawl(prefect_harness, lake_root, tmp_path):
     assert result["judge"]["requests"] == 0
     notes = Lake(lake_root).connect().execute("SELECT DISTINCT advisory_json FROM changes").fetchall()
     assert notes == [("[]",)]
+    # the drift report: beta's forecast description gained a full stop
+    assert result["drift"] == str(tmp_path / "report" / "drift.html")
+    drift = (tmp_path / "report" / "drift.md").read_text()
+    assert "forecast" in drift and "tool.description.changed" in drift
 
 
 def test_survey_flow_crawls_the_demo_servers(prefect_harness, tmp_path):
