@@ -559,23 +559,12 @@ def _svg(figure) -> str:
     return text[text.index("<svg"):]
 
 
-def rule_plot(facts):
-    """Horizontal bars: changes per rule, stacked by severity."""
-    return plot_rule_frequencies(facts["rules"])
-
-
-def versions_plot(facts):
-    """One line per server: breaking changes shipped at each release."""
-    return plot_breaking_by_version(facts["by_version"])
-
-
 def page(facts) -> str:
     e = html.escape
     plots = facts.get("plots", SURVEY_PLOTS)
     sections = []
     for name in plots:
-        svg = _svg(render(name, facts) if "rows" in facts else
-                   {"rule_frequencies": rule_plot, "breaking_by_version": versions_plot}[name](facts))
+        svg = _svg(render(name, facts))
         sections.append(f'<h2 id="{name}">{e(PLOTS[name].title)}</h2>{svg}')
     rows = "".join(
         f"<tr><td>{e(b['server_id'])}</td><td>{e(str(b['old_version']))}</td>"
