@@ -13,7 +13,6 @@ compare timings taken in the same run.
 
 import argparse
 import json
-import os
 import pathlib
 import random
 import statistics

@@ -130,7 +130,7 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         lake = Lake(args.lake or f"{tmp}/lake")
         t = time.perf_counter()
-        ingest_s, size, sample, floor_pairs, floor_s = 0.0, 0, [], 0, 0.0
+        ingest_s, size, floor_pairs, floor_s = 0.0, 0, 0, 0.0
         for first in range(0, args.servers, 50):  # bounded memory: 50 servers at a time
             chunk = [server_history(s, args.versions) for s in range(first, min(first + 50, args.servers))]
             p, f = floor(chunk)

@@ -8,9 +8,9 @@ files), ``command`` (``mcpdelta crawl``).
 """
 
 from .errors import CrawlError
-from .model import OFFERED_PROTOCOL_VERSION, CaptureRecord, Limits, PackageSpec, Target
+from .model import OFFERED_PROTOCOL_VERSION, CaptureRecord, ClientIdentity, Limits, PackageSpec, Target
 
-__all__ = ["CrawlError", "CaptureRecord", "Limits", "PackageSpec", "Target", "OFFERED_PROTOCOL_VERSION",
+__all__ = ["CrawlError", "CaptureRecord", "ClientIdentity", "Limits", "PackageSpec", "Target", "OFFERED_PROTOCOL_VERSION",
            "crawl", "load_servers"]
 
 

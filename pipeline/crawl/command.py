@@ -3,6 +3,12 @@
 Writes ``DIR/<id>/<version>.json`` per successful capture and
 ``DIR/crawl-log.jsonl`` (one line per attempt, failures included). Exit 0
 when the crawl ran, whatever the servers did; 2 for bad input.
+
+``--client-name``, ``--client-version`` and ``--protocol-version`` change
+the identity the crawler presents in ``initialize`` (``clientInfo`` and the
+protocol revision offered first), for a second capture that tells flaky or
+client-dependent output from a release change; each row of the log records
+the ``client`` it used and the ``offered_protocol``.
 """
 
 from __future__ import annotations
@@ -27,9 +33,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--offline", action="store_true",
                         help="no registry look-ups or installs: sweeps use the cache only")
     parser.add_argument("--only", action="append", metavar="ID", help="crawl only this server id (repeatable)")
+    parser.add_argument("--client-name", metavar="NAME",
+                        help="clientInfo.name sent in initialize (default: mcpdelta-crawler); with "
+                             "--client-version and --protocol-version, a second identity for a re-capture")
+    parser.add_argument("--client-version", metavar="VERSION",
+                        help="clientInfo.version sent in initialize (default: mcpdelta's version)")
+    parser.add_argument("--protocol-version", metavar="REVISION",
+                        help="the protocol revision offered first, e.g. 2025-06-18 (default: the newest known)")
 
 
 def run(args: argparse.Namespace) -> int:
+    from .model import ClientIdentity
     from .packages import PackageCache, default_cache
     from .runner import crawl
     from .servers import load
@@ -48,6 +62,14 @@ def run(args: argparse.Namespace) -> int:
         if args.timeout <= 0:
             raise InputError("--timeout", "must be positive")
         limits.start_timeout_s = limits.request_timeout_s = args.timeout
+    client = ClientIdentity()
+    for flag, value, attr in (("--client-name", args.client_name, "name"),
+                              ("--client-version", args.client_version, "version"),
+                              ("--protocol-version", args.protocol_version, "protocol_version")):
+        if value is not None:
+            if not value.strip():
+                raise InputError(flag, "must not be empty")
+            setattr(client, attr, value)
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise InputError(args.out, "exists and is not a folder")
@@ -62,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         records = asyncio.run(crawl(targets, limits, out, cache=cache,
                                     progress=progress.update if progress else None,
-                                    on_total=progress.start if progress else None))
+                                    on_total=progress.start if progress else None, client=client))
     finally:
         if progress:
             progress.stop()

@@ -56,6 +56,25 @@ class Limits:
 
 
 @dataclass
+class ClientIdentity:
+    """Who the crawler says it is in ``initialize``: ``clientInfo`` and the
+    protocol revision it offers first. A second capture under another
+    identity tells flaky output (or output that depends on the client) from
+    a release change."""
+
+    name: str = "mcpdelta-crawler"
+    version: str | None = None           # None: mcpdelta's own version
+    protocol_version: str = OFFERED_PROTOCOL_VERSION
+
+    def client_info(self) -> dict:
+        if self.version is None:
+            from pipeline import __version__
+
+            return {"name": self.name, "version": __version__}
+        return {"name": self.name, "version": self.version}
+
+
+@dataclass
 class PackageSpec:
     registry: str                        # "npm" | "pypi"
     name: str
@@ -98,6 +117,7 @@ class CaptureRecord:
     published_at: str | None = None      # package versions: the publish date installed against
     stderr_tail: str | None = None
     path: str | None = None              # the manifest written, relative to the out folder
+    client: dict | None = None           # the clientInfo sent in initialize
     manifest: dict | None = None
 
     def log_row(self) -> dict:

@@ -126,6 +126,24 @@ def _index_only_env() -> dict:
     return env
 
 
+def _npm_reason(err: str) -> str:
+    """npm's error code and first message line, e.g. "ETARGET: No matching version found
+    for x@1 with a date before ..." (its last line only points at a log file)."""
+    code, message = None, None
+    for line in err.splitlines():
+        m = re.match(r"npm (?:error|ERR!) (\S+)(?: (.*))?$", line.strip())
+        if not m:
+            continue
+        if m.group(1) == "code" and code is None:
+            code = (m.group(2) or "").strip() or None
+        elif message is None and m.group(2) and not m.group(0).startswith(("npm error A complete log",
+                                                                          "npm ERR! A complete log")):
+            message = m.group(2).strip() if m.group(1) in (code, (code or "").lower()) else f"{m.group(1)} {m.group(2)}".strip()
+    if message:
+        return short(f"{code}: {message}" if code else message, 300)
+    return _last_line(err)
+
+
 def _last_line(text: str) -> str:
     lines = [ln for ln in text.strip().splitlines() if ln.strip()]
     return short(lines[-1], 160) if lines else ""
@@ -226,7 +244,7 @@ class PackageCache:
             argv.append(f"--before={before}")
         code, _, err = await run_process(argv, self.timeout)
         if code != 0:
-            raise CrawlError("install_failed", f"npm install {name}@{version}: {_last_line(err) or 'failed'}")
+            raise CrawlError("install_failed", f"npm install {name}@{version}: {_npm_reason(err) or 'failed'}")
         pkg = json.loads((work / "node_modules" / name / "package.json").read_text())
         bins = pkg.get("bin")
         if isinstance(bins, str):

@@ -26,7 +26,7 @@ from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
 
 from .errors import CrawlError
 from .http import StreamableHttpTransport
-from .model import OFFERED_PROTOCOL_VERSION, CaptureRecord, Limits, PackageSpec, Target
+from .model import ClientIdentity, CaptureRecord, Limits, PackageSpec, Target
 from .packages import PackageCache, default_cache, select
 from .servers import MissingVariable, expand, redact, safe_name
 from .session import capture
@@ -86,11 +86,13 @@ def make_transport(t: Target, command: str | None, args: list[str], env: dict, h
 
 
 async def capture_target(t: Target, limits: Limits, cache: PackageCache | None,
-                         published_at: str | None = None) -> CaptureRecord:
+                         published_at: str | None = None, client: ClientIdentity | None = None) -> CaptureRecord:
     started = time.monotonic()
+    client = client or ClientIdentity()
     rec = CaptureRecord(id=t.id, version=t.version or "", ok=False, error_kind=None, error=None,
                         duration_ms=0, captured_at=_now(), transport=t.transport,
-                        offered_protocol=OFFERED_PROTOCOL_VERSION, published_at=published_at)
+                        offered_protocol=client.protocol_version, published_at=published_at,
+                        client=client.client_info())
     secrets: set[str] = set()
     last = {}
     try:
@@ -135,7 +137,7 @@ async def capture_target(t: Target, limits: Limits, cache: PackageCache | None,
                         transport = make_transport(t, command, args, env, headers, limits)
                         last["transport"] = transport
                         try:
-                            manifest, notes = await capture(transport, limits)
+                            manifest, notes = await capture(transport, limits, client)
                         finally:
                             await transport.close()
         except TimeoutError:
@@ -189,7 +191,8 @@ def write_manifest(out_dir: Path, rec: CaptureRecord) -> Path:
 
 async def crawl(targets: list[Target], limits: Limits, out_dir: str | Path, *,
                 cache: PackageCache | None = None, progress: Progress | None = None,
-                on_total: Callable[[int], None] | None = None) -> list[CaptureRecord]:
+                on_total: Callable[[int], None] | None = None,
+                client: ClientIdentity | None = None) -> list[CaptureRecord]:
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     cache = cache or PackageCache(default_cache(), limits.install_timeout_s)
@@ -216,7 +219,7 @@ async def crawl(targets: list[Target], limits: Limits, out_dir: str | Path, *,
 
         async def one(target: Target, published_at: str | None) -> CaptureRecord:
             async with sem:
-                rec = await capture_target(target, limits, cache, published_at)
+                rec = await capture_target(target, limits, cache, published_at, client)
             finish(rec)
             return rec
 

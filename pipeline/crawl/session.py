@@ -14,11 +14,9 @@ import asyncio
 import json
 from dataclasses import dataclass, field
 
-from pipeline import __version__
-
 from . import jsonrpc
 from .errors import CrawlError, short
-from .model import OFFERED_PROTOCOL_VERSION, Limits
+from .model import OFFERED_PROTOCOL_VERSION, ClientIdentity, Limits
 
 # (capability, method, key in the result and in the manifest)
 LISTS = [
@@ -39,8 +37,9 @@ class Notes:
 
 
 class Session:
-    def __init__(self, transport, limits: Limits):
+    def __init__(self, transport, limits: Limits, client: ClientIdentity | None = None):
         self.transport, self.limits = transport, limits
+        self.client = client or ClientIdentity()
         self._next_id = 0
 
     async def call(self, method: str, params: dict | None, timeout: float) -> dict:
@@ -58,7 +57,7 @@ class Session:
         params = {
             "protocolVersion": notes.offered_protocol,
             "capabilities": {},
-            "clientInfo": {"name": "mcpdelta-crawler", "version": __version__},
+            "clientInfo": self.client.client_info(),
         }
         try:
             result = await self.call("initialize", params, self.limits.start_timeout_s)
@@ -104,10 +103,12 @@ class Session:
         return items, cursor
 
 
-async def capture(transport, limits: Limits) -> tuple[dict, Notes]:
-    """Run the whole session on a started-or-not transport; the caller closes it."""
-    notes = Notes()
-    session = Session(transport, limits)
+async def capture(transport, limits: Limits, client: ClientIdentity | None = None) -> tuple[dict, Notes]:
+    """Run the whole session on a started-or-not transport; the caller closes it.
+    ``client`` sets the clientInfo and the protocol version offered first."""
+    client = client or ClientIdentity()
+    notes = Notes(offered_protocol=client.protocol_version)
+    session = Session(transport, limits, client)
     try:
         async with asyncio.timeout(limits.start_timeout_s):
             await transport.start()

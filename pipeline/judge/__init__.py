@@ -28,7 +28,6 @@ the answer parser), ``client`` (HTTP, retries), ``budget``, ``cache``,
 import os
 import sys
 
-from pipeline.judge.note import NOTE_KEYS, VERDICTS  # noqa: F401  (re-exported)
 
 
 def load_judges(config, environ=None, attempts=None) -> list:

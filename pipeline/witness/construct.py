@@ -272,7 +272,7 @@ def hinted(loc, hints):
 
 def values(loc, current, suffix, depth=0, hints=()):
     """Candidate values for the place ``loc`` names (before filtering)."""
-    a_loc, r_loc, a_node, r_node = loc.a_loc, loc.r_loc, loc.a_node, loc.r_node
+    a_loc, a_node, r_node = loc.a_loc, loc.a_node, loc.r_node
     a_flat = flatten(a_node) if isinstance(a_node, dict) else {}
     a_flat = a_flat if isinstance(a_flat, dict) else {}
     key = loc.tail[0] if loc.tail else None

@@ -209,3 +209,39 @@ limits: {timeout_s: 60, concurrency: 2}
     # a second run needs no network: everything is in the cache
     again = run_crawl(targets, tmp_path / "out2", limits, cache_dir=tmp_path / "cache", offline=True)
     assert sorted((r.id, r.version) for r in again) == sorted((r.id, r.version) for r in records)
+
+
+def test_cli_client_identity_options(tmp_path, capsys):
+    """``mcpdelta crawl --client-name/--client-version/--protocol-version``: what the server saw."""
+    f = write(tmp_path / "servers.yaml", f"""
+servers:
+  - {{id: echo, command: "{{python}}", args: ["{FAULT_STDIO}", echo-client]}}
+""")
+    rc = main(["crawl", "--servers", str(f), "--out", str(tmp_path / "out"), "--client-name", "pass-b",
+               "--client-version", "9.8.7", "--protocol-version", "2025-03-26"])
+    assert rc == 0, capsys.readouterr().err
+    manifest = json.loads((tmp_path / "out" / "echo" / "1.0.0.json").read_text())
+    assert manifest["serverInfo"]["seenClientInfo"] == {"name": "pass-b", "version": "9.8.7"}
+    assert manifest["serverInfo"]["seenProtocolVersion"] == "2025-03-26"
+    assert manifest["protocolVersion"] == "2025-03-26"
+    row = json.loads((tmp_path / "out" / "crawl-log.jsonl").read_text())
+    assert row["client"] == {"name": "pass-b", "version": "9.8.7"} and row["offered_protocol"] == "2025-03-26"
+
+
+def test_cli_empty_client_name_is_exit_2(tmp_path, capsys):
+    f = write(tmp_path / "servers.yaml", "servers: []\n")
+    rc = main(["crawl", "--servers", str(f), "--out", str(tmp_path / "out"), "--client-name", " "])
+    assert rc == 2 and "--client-name" in capsys.readouterr().err
+
+
+def test_npm_install_failure_reason_is_the_error_not_the_log_path():
+    from pipeline.crawl.packages import _npm_reason
+
+    err = ("npm error code ETARGET\n"
+           "npm error notarget No matching version found for playwright@1.60.0-alpha-1 with a date before 8/21/2026.\n"
+           "npm error notarget In most cases you or one of your dependencies are requesting a package version.\n"
+           "npm error A complete log of this run can be found in: /root/.npm/_logs/x-debug-0.log\n")
+    reason = _npm_reason(err)
+    assert reason.startswith("ETARGET: ") and "No matching version found for playwright@1.60.0-alpha-1" in reason
+    assert "complete log" not in reason
+    assert _npm_reason("something odd\n") == "something odd"

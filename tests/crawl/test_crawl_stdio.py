@@ -163,3 +163,50 @@ def test_concurrency_many_servers_each_a_row(tmp_path):
     records = run_crawl(targets, tmp_path, fast_limits(concurrency=3))
     assert sorted(r.id for r in records if r.ok) == [f"s{i}" for i in range(6)]
     assert [r.error_kind for r in records if not r.ok] == ["protocol_error"]
+
+
+def test_default_client_identity_is_sent(tmp_path):
+    from pipeline import __version__
+
+    rec = only(run_crawl([stdio_target("echo-client")], tmp_path))
+    assert rec.ok, rec
+    seen = rec.manifest["serverInfo"]
+    assert seen["seenClientInfo"] == {"name": "mcpdelta-crawler", "version": __version__}
+    assert seen["seenProtocolVersion"] == "2025-11-25"
+    assert rec.client == {"name": "mcpdelta-crawler", "version": __version__}
+
+
+def test_second_client_identity_reaches_the_server(tmp_path):
+    """A second capture pass: the server sees the chosen clientInfo and protocol version."""
+    import asyncio
+
+    from pipeline.crawl.model import ClientIdentity
+    from pipeline.crawl.packages import PackageCache
+    from pipeline.crawl.runner import crawl
+
+    client = ClientIdentity(name="second-pass", version="0.0.1", protocol_version="2025-06-18")
+    cache = PackageCache(tmp_path / ".cache", 600, offline=True)
+    rec = only(asyncio.run(crawl([stdio_target("echo-client")], fast_limits(), tmp_path / "out",
+                                 cache=cache, client=client)))
+    assert rec.ok, rec
+    seen = rec.manifest["serverInfo"]
+    assert seen["seenClientInfo"] == {"name": "second-pass", "version": "0.0.1"}
+    assert seen["seenProtocolVersion"] == "2025-06-18"
+    assert rec.offered_protocol == rec.protocol == "2025-06-18"
+    row = json.loads((tmp_path / "out" / "crawl-log.jsonl").read_text())
+    assert row["client"] == {"name": "second-pass", "version": "0.0.1"}
+    assert row["offered_protocol"] == "2025-06-18"
+
+
+def test_offered_old_protocol_needs_no_negotiation(tmp_path):
+    import asyncio
+
+    from pipeline.crawl.model import ClientIdentity
+    from pipeline.crawl.packages import PackageCache
+    from pipeline.crawl.runner import crawl
+
+    cache = PackageCache(tmp_path / ".cache", 600, offline=True)
+    rec = only(asyncio.run(crawl([stdio_target("old-only")], fast_limits(), tmp_path / "out", cache=cache,
+                                 client=ClientIdentity(protocol_version="2025-03-26"))))
+    assert rec.ok and rec.offered_protocol == "2025-03-26", rec
+    assert "supportedVersions" not in rec.manifest  # accepted at once: no error, no list

@@ -1,6 +1,5 @@
 """The Prefect flows run the same stages, locally and on a Dask cluster."""
 
-import json
 
 import pytest
 

@@ -2,13 +2,12 @@
 session, real config files, and a corpus whose diff has prose changes."""
 
 import copy
-import itertools
 import json
 
 import pytest
 import yaml
 
-from tests.judge.llm_server import FakeLLM
+
 
 KEY_ENV = "MCPDELTA_TEST_JUDGE_KEY"
 KEY = "test-key-123"
@@ -45,24 +44,6 @@ NEW = {
 }
 PROSE_CHANGES = 7      # what the engine finds in OLD -> NEW with a prose rule
 OTHER_CHANGES = 2      # server.identity.changed, tool.input.property.removed
-
-
-@pytest.fixture(scope="session")
-def llm():
-    server = FakeLLM().start()
-    yield server
-    server.stop()
-
-
-_counter = itertools.count()
-
-
-@pytest.fixture
-def model(request):
-    """A model name of this test's own: the server scripts and counts by it."""
-    def make(tag="m"):
-        return f"{request.node.name[:40]}-{tag}-{next(_counter)}"
-    return make
 
 
 @pytest.fixture

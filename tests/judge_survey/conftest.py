@@ -3,13 +3,12 @@ ingested from ``captures/`` (four prose changes, see ``PROSE``), judges on a
 loopback chat-completions server (``tests/judge/llm_server.py``) with their
 key in an environment variable."""
 
-import itertools
 import pathlib
 
 import pytest
 import yaml
 
-from tests.judge.llm_server import FakeLLM, answer
+from tests.judge.llm_server import answer
 
 HERE = pathlib.Path(__file__).resolve().parent
 CAPTURES = HERE / "captures"
@@ -45,24 +44,6 @@ def no_usage(request):
     """As ``scripted_answer``, but the endpoint reports no token usage (so a
     call is charged its whole estimate)."""
     return scripted_answer(request, usage=None)
-
-
-@pytest.fixture(scope="session")
-def llm():
-    server = FakeLLM().start()
-    yield server
-    server.stop()
-
-
-_counter = itertools.count()
-
-
-@pytest.fixture
-def model(request):
-    """A model name of this test's own: the loopback server scripts and counts by it."""
-    def make(tag="m"):
-        return f"js-{request.node.name[:30]}-{tag}-{next(_counter)}"
-    return make
 
 
 @pytest.fixture(autouse=True)

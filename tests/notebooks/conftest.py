@@ -4,7 +4,6 @@ first command builds it) and the tiny fixture lake (tests/fixtures/captures)."""
 
 import os
 import subprocess
-import sys
 
 import pytest
 

@@ -1,7 +1,6 @@
 """Every query under sql/, run by DuckDB on the small fixture lake, with its
 answer written out by hand from tests/fixtures/README.md."""
 
-import pathlib
 
 import pytest
 

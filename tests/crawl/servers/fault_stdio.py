@@ -5,7 +5,8 @@
 Modes: ok (fidelity: unknown keys, _meta, odd types, 3 honest pages),
 hang, hang-stubborn (ignores SIGTERM and stdin EOF), exit-early,
 partial-line, crash-mid-list, garbage, huge, flood, cycle, endless,
-reject-prompts, init-error, echo-secret, leak-crash, old-only.
+reject-prompts, init-error, echo-secret, leak-crash, old-only, echo-client (serverInfo
+reports the clientInfo and protocolVersion it was sent).
 With PIDFILE set, the server writes its pid and a child's pid there.
 """
 
@@ -90,6 +91,11 @@ def handle(msg):
                                     "tokenOk": token == "s3cr3t-value-123"}
             sys.stderr.write(f"using token {token}\n")
             sys.stderr.flush()
+        if MODE == "echo-client":
+            result["protocolVersion"] = msg["params"]["protocolVersion"]
+            result["serverInfo"] = {"name": "fault", "version": "1.0.0",
+                                    "seenClientInfo": msg["params"].get("clientInfo"),
+                                    "seenProtocolVersion": msg["params"]["protocolVersion"]}
         if MODE == "flood":
             answer(msg, result)
             line = json.dumps({"jsonrpc": "2.0", "method": "notifications/message",
