@@ -46,6 +46,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    # a lone surrogate from a manifest prints as its JSON escape, not a crash
+    if hasattr(sys.stdout, "reconfigure"):
+        sys.stdout.reconfigure(errors="backslashreplace")
     parser = build_parser()
     # Parse the command name first, then let that command's module add its
     # own arguments: only the chosen command's module is imported.

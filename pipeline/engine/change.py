@@ -8,6 +8,21 @@ def pointer(*parts) -> str:
     return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
 
 
+def same(a, b) -> bool:
+    """JSON equality. Python's == says true is 1 and false is 0; JSON does
+    not, so values that == calls equal are also compared as JSON text (cheap
+    in C; a key-order difference only costs a walk that finds nothing)."""
+    if a is b:
+        return True
+    if a != b:
+        return False
+    if isinstance(a, (dict, list)):
+        import json
+
+        return json.dumps(a, ensure_ascii=False) == json.dumps(b, ensure_ascii=False)
+    return isinstance(a, bool) == isinstance(b, bool)
+
+
 def short(value, limit: int = 60) -> str:
     """A one-line rendering of a JSON value for messages."""
     import json

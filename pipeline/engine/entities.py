@@ -1,7 +1,7 @@
 """Prompts (by name), resources (by URI) and resource templates (by uriTemplate)."""
 
 from pipeline.engine import prose
-from pipeline.engine.change import Change, pointer
+from pipeline.engine.change import Change, pointer, same
 
 _ABSENT = object()
 
@@ -12,8 +12,8 @@ def _get(obj, key):
 
 
 def _differs(a: dict, b: dict, key) -> bool:
-    x, y = a.get(key, _ABSENT), b.get(key, _ABSENT)
-    return not (x == y and type(x) is type(y))
+    """Does a field differ? A null and an absent field are one spelling."""
+    return not same(a.get(key), b.get(key))
 
 
 def _prose(rule, a, b, key, entity, path, changes, where="", label=""):
@@ -39,7 +39,7 @@ def _match(old_list, new_list, key, kind, changes):
     for name in sorted(new.keys() - old.keys()):
         changes.append(Change(f"{kind}.added", name, pointer(f"{kind}s", name), None, new[name]))
     for name in sorted(old.keys() & new.keys()):
-        if old[name] != new[name]:
+        if not same(old[name], new[name]):
             yield name, old[name], new[name]
 
 
@@ -72,7 +72,7 @@ def _arguments(old_list, new_list, prompt, base, changes):
             rule = "prompt.argument.addedRequired" if b.get("required") is True else "prompt.argument.added"
             changes.append(Change(rule, prompt, path, None, b, where=arg))
             continue
-        if a == b:
+        if same(a, b):
             continue
         # required false and absent are one contract, two spellings
         was, now = a.get("required") is True, b.get("required") is True
@@ -80,6 +80,11 @@ def _arguments(old_list, new_list, prompt, base, changes):
             rule = "prompt.argument.nowRequired" if now else "prompt.argument.nowOptional"
             changes.append(Change(rule, prompt, path + pointer("required"),
                                   _get(a, "required"), _get(b, "required"), where=arg))
+        elif not all(v in (None, False, True) and type(v) in (bool, type(None))
+                     for v in (a.get("required"), b.get("required"))) and _differs(a, b, "required"):
+            # neither true nor false: not a flag the engine can read
+            changes.append(Change("prompt.field.changed", prompt, path + pointer("required"),
+                                  _get(a, "required"), _get(b, "required"), where=f"{arg}/required"))
         for key in ("description", "title"):
             _prose("prompt.argument.description.changed", a, b, key, prompt, path + pointer(key),
                    changes, where=arg, label=key)
@@ -125,7 +130,7 @@ def _resource_like(kind, entity, base, old, new, changes):
         _prose(f"{kind}.{key}.changed", old, new, key, entity, base + pointer(key), changes)
     for key, rule in (("annotations", f"{kind}.annotations.changed"), ("_meta", f"{kind}.meta.changed")):
         a, b = old.get(key), new.get(key)
-        if a == b:
+        if same(a, b):
             continue
         if isinstance(a or {}, dict) and isinstance(b or {}, dict):
             a, b = a or {}, b or {}

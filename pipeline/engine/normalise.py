@@ -35,8 +35,12 @@ SCHEMA_VALUES = ("additionalProperties", "items", "additionalItems", "not", "if"
 SCHEMA_LISTS = ("prefixItems", "allOf", "anyOf", "oneOf")
 UNORDERED_LISTS = ("allOf", "anyOf", "oneOf")
 
-# Inlining stops this deep so a pathological ref chain cannot recurse forever.
+# Inlining stops this deep so a pathological ref chain cannot recurse forever,
+# and after this many schema nodes so refs that fan out (each definition
+# using the next one twice) cannot grow the tree exponentially. Past either
+# bound a ref stays a ref, and the definitions stay in the tree for the net.
 MAX_INLINE_DEPTH = 64
+MAX_INLINED_NODES = 5000
 
 
 def canonical(value) -> str:
@@ -64,6 +68,10 @@ def normalise_schema(schema):
     result = walker.node(schema, (), 0)
     if isinstance(result, dict):
         result.pop("$schema", None)
+        if walker.kept_refs and defs:
+            # a ref the walk could not inline still points into the
+            # definitions: keep them, so the net sees what changes there
+            result["$defs"] = {k: walker.node(v, (), MAX_INLINE_DEPTH + 1) for k, v in defs.items()}
     return result, tuple(sorted(notation))
 
 
@@ -72,6 +80,8 @@ class _Normaliser:
         self.root = root
         self.defs = defs
         self.notation = notation
+        self.nodes = 0           # schema nodes built so far
+        self.kept_refs = False   # a ref left in place other than a cycle
 
     def _target(self, ref):
         """The local definition a ``$ref`` names, with its canonical name."""
@@ -89,20 +99,27 @@ class _Normaliser:
             return {}
         if not isinstance(schema, dict):
             return schema
+        self.nodes += 1
         out = {}
         ref = schema.get("$ref")
+        if "$dynamicRef" in schema or "$recursiveRef" in schema:
+            self.kept_refs = True
         if isinstance(ref, str):
             name, target = self._target(ref)
             if name is not None:
-                if name in expanding or depth > MAX_INLINE_DEPTH:
+                if name in expanding:
                     out["$ref"] = name  # a cycle: compared by name
+                elif depth > MAX_INLINE_DEPTH or self.nodes > MAX_INLINED_NODES:
+                    out["$ref"] = name
+                    self.kept_refs = True
                 else:
                     self.notation.add("$ref")
                     inlined = self.node(target, expanding + (name,), depth + 1)
                     siblings = {k: v for k, v in schema.items() if k != "$ref"}
                     return _merge(inlined, self.node(siblings, expanding, depth + 1))
             else:
-                out["$ref"] = ref
+                out["$ref"] = ref  # an anchor, a deeper pointer, a remote schema
+                self.kept_refs = True
         for key, value in schema.items():
             if key in ("$ref", "$comment", "$defs", "definitions"):
                 continue

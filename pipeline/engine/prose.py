@@ -20,7 +20,8 @@ from pipeline.engine.catalog import DOCUMENTATION, POTENTIALLY_BREAKING
 HIGH_SIMILARITY = 90.0
 LOW_SIMILARITY = 60.0
 
-NEGATIONS = frozenset({"not", "never", "without", "no", "none", "nor", "cannot"})
+NEGATIONS = frozenset({"not", "never", "without", "no", "non", "none", "nor", "cannot"})
+NEGATING_PREFIXES = ("un", "non", "in", "im", "dis", "ir", "il")
 MODALITY = frozenset({"must", "should", "only", "required", "optional", "may", "shall", "always"})
 NUMBER_WORDS = frozenset(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
@@ -47,6 +48,17 @@ def _markers(words) -> Counter:
     return found
 
 
+def _negated_by_prefix(a: set, b: set):
+    """A word that gained or lost a negating prefix (safe -> unsafe): a
+    negation as strong as "not", spelled inside the word."""
+    for gained, base in ((b - a, a), (a - b, b)):
+        for word in sorted(gained):
+            for prefix in NEGATING_PREFIXES:
+                if word.startswith(prefix) and word[len(prefix):] in base:
+                    return word
+    return None
+
+
 def classify(old, new):
     """Return (severity, reason) for a prose change. ``None`` counts as empty."""
     a = normalise(old if isinstance(old, str) else "")
@@ -61,6 +73,9 @@ def classify(old, new):
         gone = sorted((marks_a - marks_b).elements())
         came = sorted((marks_b - marks_a).elements())
         return POTENTIALLY_BREAKING, f"semantic markers changed: {gone} -> {came}"
+    negated = _negated_by_prefix(set(words_a), set(words_b))
+    if negated:
+        return POTENTIALLY_BREAKING, f"negated by a prefix: {negated}"
     if words_a != words_b and Counter(words_a) == Counter(words_b):
         return POTENTIALLY_BREAKING, "same words in a different order"
     from rapidfuzz import fuzz  # only prose that really changed pays for it

@@ -15,7 +15,9 @@ class DiffResult:
         self.policy = policy or Policy()
         self.changes = self.policy.apply(diff(old, new))
         self.summary = summary(self.changes)
-        self.grade = grade(self.changes)
+        # a digest that moved with no change to show still grades a patch;
+        # the digests are only worth computing when nothing else decides
+        self.grade = grade(self.changes, movement=not self.changes and self._digests_moved())
         self.verdict = self.policy.verdict(self.changes)
 
     @property
@@ -26,14 +28,36 @@ class DiffResult:
     def exit_code(self) -> int:
         return 1 if self.verdict == "fail" else 0
 
-    def as_json(self) -> dict:
-        from pipeline.contract import manifest_digest  # digests cost; only JSON pays
+    def digests(self) -> tuple:
+        """(old, new) manifest digests; a value RFC 8785 cannot represent (a
+        lone surrogate, a number beyond a double) is an InputError."""
+        from pipeline.contract import CanonicalError, manifest_digest  # digests cost: only who asks pays
+        from pipeline.errors import InputError
 
+        out = []
+        for manifest, source in ((self.old, self.old_source), (self.new, self.new_source)):
+            try:
+                out.append(manifest_digest(manifest))
+            except CanonicalError as exc:
+                raise InputError(source, f"cannot compute the contract digest: {exc}") from None
+        return tuple(out)
+
+    def _digests_moved(self) -> bool:
+        try:
+            old, new = self.digests()
+        except Exception:  # noqa: BLE001 - unrepresentable: compare as parsed instead
+            from pipeline.engine.change import same
+
+            return not same(self.old, self.new)
+        return old != new
+
+    def as_json(self) -> dict:
+        old_digest, new_digest = self.digests()
         return {
             "format": FORMAT,
             "engine": {"name": ENGINE_NAME, "version": __version__},
-            "old": {"digest": manifest_digest(self.old)},
-            "new": {"digest": manifest_digest(self.new)},
+            "old": {"digest": old_digest},
+            "new": {"digest": new_digest},
             "changes": [c.as_json() for c in self.changes],
             "summary": self.summary,
             "grade": self.grade,

@@ -9,7 +9,7 @@ caught by the completeness net (``net.py``) and reported as
 """
 
 from pipeline.engine import prose
-from pipeline.engine.change import Change, pointer
+from pipeline.engine.change import Change, pointer, same
 from pipeline.engine.net import MISSING, differences
 from pipeline.engine.normalise import canonical, normalise_schema
 
@@ -92,7 +92,7 @@ class _Walk:
             elif new is False and old is not False:
                 self.emit("constraint.tightened", rel, old, new, detail="false schema")
             return
-        if not isinstance(old, dict) or not isinstance(new, dict) or old == new:
+        if not isinstance(old, dict) or not isinstance(new, dict) or same(old, new):
             return  # the net reports anything odd
         keys = old.keys() | new.keys()
         for handler, handled in HANDLERS:
@@ -102,11 +102,6 @@ class _Walk:
 
 def _is_number(value) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def _equal(a, b) -> bool:
-    """JSON equality at one node: 1 == 1.0, but true is not 1."""
-    return a == b and isinstance(a, bool) == isinstance(b, bool)
 
 
 # --- keyword handlers: (walk, old node, new node, path parts) ---------------
@@ -145,7 +140,7 @@ def _type(w, old, new, rel):
 
 def _enum(w, old, new, rel):
     a, b = old.get("enum", MISSING), new.get("enum", MISSING)
-    if a == b or (a is not MISSING and not isinstance(a, list)) or (
+    if same(a, b) or (a is not MISSING and not isinstance(a, list)) or (
             b is not MISSING and not isinstance(b, list)):
         return
     path = rel + ("enum",)
@@ -174,7 +169,7 @@ def _orderless(w, old, new, rel):
     loosens, changed is not comparable."""
     for key in ORDERLESS:
         a, b = old.get(key, MISSING), new.get(key, MISSING)
-        if _equal(a, b):
+        if same(a, b):
             continue
         if a is MISSING:
             w.emit("constraint.tightened", rel + (key,), a, b, detail=key)
@@ -352,7 +347,7 @@ def _combinators(w, old, new, rel):
     for key in ("allOf", "anyOf", "oneOf"):
         a, b = old.get(key, MISSING), new.get(key, MISSING)
         path = rel + (key,)
-        if a == b or (a is not MISSING and not isinstance(a, list)) or (
+        if same(a, b) or (a is not MISSING and not isinstance(a, list)) or (
                 b is not MISSING and not isinstance(b, list)):
             continue
         if a is MISSING or b is MISSING:
@@ -386,7 +381,7 @@ PROSE_ONLY = (".description.changed",)
 
 def _default(w, old, new, rel):
     a, b = old.get("default", MISSING), new.get("default", MISSING)
-    if not _equal(a, b):
+    if not same(a, b):
         w.emit("default.changed", rel + ("default",), a, b)
 
 

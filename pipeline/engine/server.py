@@ -2,7 +2,7 @@
 protocol versions, cache scope, pagination."""
 
 from pipeline.engine import prose
-from pipeline.engine.change import Change, pointer
+from pipeline.engine.change import Change, pointer, same
 
 # Top-level manifest keys the engine models (lists are diffed elsewhere).
 MODELLED = frozenset({"protocolVersion", "serverInfo", "capabilities", "instructions",
@@ -56,9 +56,8 @@ def diff_server(old, new, changes):
                 else "server.field.changed")
         changes.append(Change(rule, None, "/cacheScope", a, b, where="cacheScope"))
     for key in sorted((old.keys() | new.keys()) - MODELLED):
-        a, b = old.get(key, _ABSENT), new.get(key, _ABSENT)
-        if a != b:
-            a, b = (None if a is _ABSENT else a), (None if b is _ABSENT else b)
+        a, b = old.get(key), new.get(key)  # null and absent: one spelling
+        if not same(a, b):
             changes.append(Change("server.field.changed", None, pointer(key), a, b, where=key))
 
 
@@ -71,23 +70,22 @@ def _strings(value) -> set:
 
 
 def _identity(old, new, changes):
-    if old == new:
+    if same(old, new):
         return
     if not isinstance(old, dict) or not isinstance(new, dict):
         changes.append(Change("server.identity.changed", None, "/serverInfo", old, new,
                               where="serverInfo"))
         return
     for key in sorted(old.keys() | new.keys()):
-        a, b = old.get(key, _ABSENT), new.get(key, _ABSENT)
-        if a != b:
-            a, b = (None if a is _ABSENT else a), (None if b is _ABSENT else b)
+        a, b = old.get(key), new.get(key)
+        if not same(a, b):
             changes.append(Change("server.identity.changed", None, pointer("serverInfo", key), a, b,
                                   where=key))
 
 
 def _capabilities(old, new, changes):
     if not isinstance(old, dict) or not isinstance(new, dict):
-        if old != new:
+        if not same(old, new):
             changes.append(Change("server.capability.changed", None, "/capabilities", old, new,
                                   where="capabilities"))
         return
@@ -121,7 +119,7 @@ def _extensions(capabilities, key="extensions"):
 
 def _member(kind, path, key, old, new, changes):
     a, b = old.get(key, _ABSENT), new.get(key, _ABSENT)
-    if a == b:
+    if same(a, b):
         return
     if a is _ABSENT:
         changes.append(Change(f"{kind}.added", None, path, None, b, where=key))

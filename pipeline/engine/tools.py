@@ -1,7 +1,7 @@
 """Tools: matched by name; renames, prose, schemas, annotations, icons, _meta."""
 
 from pipeline.engine import prose
-from pipeline.engine.change import Change, pointer
+from pipeline.engine.change import Change, pointer, same
 from pipeline.engine.normalise import canonical, normalise_schema
 from pipeline.engine.schema import diff_schema
 
@@ -34,7 +34,7 @@ def diff_tools(old_list, new_list, changes):
         changes.append(Change("tool.renamed", after, pointer("tools", before), before, after))
         diff_tool(old[before], new[after], after, changes)
     for name in sorted(old.keys() & new.keys()):
-        if old[name] != new[name]:  # unchanged tools cost one equality check
+        if not same(old[name], new[name]):  # unchanged tools cost one equality check
             diff_tool(old[name], new[name], name, changes)
 
 
@@ -67,11 +67,11 @@ def diff_tool(old, new, entity, changes):
     base = pointer("tools", entity)
     for key, rule in (("title", "tool.title.changed"), ("description", "tool.description.changed")):
         a, b = old.get(key), new.get(key)
-        if a != b and isinstance(a, (str, type(None))) and isinstance(b, (str, type(None))):
+        if a != b and isinstance(a, (str, type(None))) and isinstance(b, (str, type(None))):  # text
             severity, reason = prose.classify(a, b)
             changes.append(Change(rule, entity, base + pointer(key), a, b,
                                   severity=severity, detail=reason))
-        elif a != b:
+        elif not same(a, b):
             changes.append(Change("tool.field.changed", entity, base + pointer(key), a, b, where=key))
     for side, key in (("input", "inputSchema"), ("output", "outputSchema")):
         a, b = old.get(key, _ABSENT), new.get(key, _ABSENT)
@@ -79,21 +79,21 @@ def diff_tool(old, new, entity, changes):
             changes.append(Change(f"tool.{side}.added", entity, base + pointer(key), None, b))
         elif b is _ABSENT and a is not _ABSENT:
             changes.append(Change(f"tool.{side}.removed", entity, base + pointer(key), a, None))
-        elif a != b or type(a) is not type(b):
+        elif not same(a, b):
             changes.extend(diff_schema(side, entity, base + pointer(key), a, b))
     _annotations(old.get("annotations"), new.get("annotations"), entity, base, changes)
-    if old.get("icons") != new.get("icons"):
+    if not same(old.get("icons"), new.get("icons")):
         changes.append(Change("tool.icons.changed", entity, base + pointer("icons"),
                               old.get("icons"), new.get("icons")))
     _meta(old.get("_meta"), new.get("_meta"), entity, base, changes)
     for key in sorted((old.keys() | new.keys()) - MODELLED):
-        if old.get(key, _ABSENT) != new.get(key, _ABSENT):
+        if not same(old.get(key), new.get(key)):  # null and absent: one spelling
             changes.append(Change("tool.field.changed", entity, base + pointer(key),
                                   old.get(key), new.get(key), where=key))
 
 
 def _annotations(old, new, entity, base, changes):
-    if old == new:
+    if same(old, new):
         return
     if not isinstance(old or {}, dict) or not isinstance(new or {}, dict):
         changes.append(Change("tool.annotations.changed", entity, base + pointer("annotations"),
@@ -102,7 +102,7 @@ def _annotations(old, new, entity, base, changes):
     old, new = old or {}, new or {}
     for key in sorted(old.keys() | new.keys()):
         a, b = old.get(key, _ABSENT), new.get(key, _ABSENT)
-        if a == b and type(a) is type(b):
+        if same(a, b):
             continue
         path = base + pointer("annotations", key)
         va, vb = (None if a is _ABSENT else a), (None if b is _ABSENT else b)
@@ -128,7 +128,7 @@ def _ui(meta):
 
 
 def _meta(old, new, entity, base, changes):
-    if old == new:
+    if same(old, new):
         return
     a = old if isinstance(old, dict) else {}
     b = new if isinstance(new, dict) else {}
@@ -137,7 +137,7 @@ def _meta(old, new, entity, base, changes):
                               where="_meta"))
     else:
         for key in sorted(a.keys() | b.keys()):
-            if a.get(key, _ABSENT) != b.get(key, _ABSENT):
+            if not same(a.get(key), b.get(key)):
                 changes.append(Change("tool.meta.changed", entity, base + pointer("_meta", key),
                                       a.get(key), b.get(key), where=key))
     uri_a, vis_a = _ui(a)

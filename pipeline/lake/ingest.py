@@ -28,10 +28,13 @@ def version_key(version: str) -> str:
     if not match:
         return "1:" + (version or "")
     numbers = [int(n) for n in match.group(1).split(".")] + [0] * 4
-    prerelease = match.group(2) or ""
+    prerelease = (match.group(2) or "").split("+")[0]  # build metadata does not order
     stem = ".".join(f"{n:012d}" for n in numbers[:4])
-    # "~" sorts after any pre-release text: 1.0.0-rc.1 < 1.0.0
-    return f"0:{stem}:" + (f"-{prerelease}" if prerelease else "~")
+    if not prerelease:
+        return f"0:{stem}:~"  # "~" sorts after any pre-release: 1.0.0-rc.1 < 1.0.0
+    # semver precedence: numeric identifiers by value, before alphanumeric ones
+    parts = [f"0{int(p):012d}" if p.isdigit() else f"1{p}" for p in prerelease.split(".")]
+    return f"0:{stem}:-" + ".".join(parts)
 
 
 def _timestamp(text):

@@ -34,7 +34,7 @@ def headline(result) -> str:
     total = len(result.changes)
     suppressed = result.summary["suppressed"]
     if total == 0:
-        return "no changes"
+        return "no changes" if result.grade == "none" else "no classified changes, but the contract digest moved"
     if suppressed == total:
         return f"all {total} changes suppressed" if total > 1 else "the only change is suppressed"
     parts = [f"{n} {s}" for s, n in result.summary.items() if s != "suppressed" and n]

@@ -44,6 +44,8 @@ _HINTS = (
 _LOWER = ("minLength", "minItems", "minProperties", "minContains", "minimum", "exclusiveMinimum")
 _UPPER = ("maxLength", "maxItems", "maxProperties", "maxContains", "maximum", "exclusiveMaximum")
 
+ENUM_EXAMPLES = 32
+
 
 def canonical(value) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
@@ -145,7 +147,7 @@ def examples(schema, depth=0, limit=8):
     if "const" in node:
         out.append(node["const"])
     elif isinstance(node.get("enum"), list):
-        out.extend(node["enum"])
+        out.extend(node["enum"][:ENUM_EXAMPLES])  # a few members suffice; a huge enum would cost its square
     else:
         for key in ("anyOf", "oneOf"):
             if isinstance(node.get(key), list):

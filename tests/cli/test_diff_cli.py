@@ -193,3 +193,27 @@ def test_python_dash_m_pipeline_is_the_same_command(tmp_path):
                             capture_output=True, text=True)
     assert result.returncode == 0
     assert "tool.description.changed" in result.stdout
+
+
+def test_a_value_no_digest_can_represent_is_one_line_exit_2_for_json(mcpdelta, tmp_path):
+    (tmp_path / "plain.json").write_text('{"tools": [{"name": "a", "description": "x"}]}')
+    (tmp_path / "surrogate.json").write_text('{"tools": [{"name": "a", "description": "\\ud800"}]}')
+    result = mcpdelta("diff", "plain.json", "surrogate.json", "--format", "json", cwd=tmp_path)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.strip() == ("mcpdelta: error: surrogate.json: cannot compute the contract "
+                                     "digest: input contains non-UTF-8 codepoints (a lone surrogate)")
+    # formats without a digest still print, the surrogate as its JSON escape
+    text = mcpdelta("diff", "plain.json", "surrogate.json", "--format", "sarif", cwd=tmp_path)
+    assert text.returncode == 0 and "\\ud800" in text.stdout
+
+
+def test_a_digest_that_moves_with_nothing_to_classify_grades_patch(mcpdelta, tmp_path):
+    # $comment is notation the engine drops; the contract digest still moves
+    (tmp_path / "a.json").write_text('{"tools": [{"name": "t", "inputSchema": {"type": "object", "$comment": "a"}}]}')
+    (tmp_path / "b.json").write_text('{"tools": [{"name": "t", "inputSchema": {"type": "object", "$comment": "b"}}]}')
+    doc = json.loads(mcpdelta("diff", "a.json", "b.json", "--format", "json", cwd=tmp_path).stdout)
+    assert doc["changes"] == [] and doc["grade"] == "patch" and doc["verdict"] == "pass"
+    text = mcpdelta("diff", "a.json", "b.json", cwd=tmp_path).stdout
+    assert text.startswith("no classified changes, but the contract digest moved; grade patch")
+    same = json.loads(mcpdelta("diff", "a.json", "a.json", "--format", "json", cwd=tmp_path).stdout)
+    assert same["grade"] == "none"

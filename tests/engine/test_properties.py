@@ -51,16 +51,28 @@ def test_the_engine_never_raises_on_mutated_manifests(data):
         assert changes and backwards
 
 
+def _without_nulls(value):
+    """Outside schemas a null field and an absent one are one spelling."""
+    if isinstance(value, dict):
+        return {k: _without_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_without_nulls(v) for v in value]
+    return value
+
+
 def _meaning(manifest):
-    """The manifest with schemas in one dialect and key order ignored."""
+    """The manifest with schemas in one dialect, null fields dropped outside
+    schemas, and key order ignored."""
     tools = []
-    for tool in manifest.get("tools", []):
-        tool = dict(tool)
+    for original in manifest.get("tools", []):
+        tool = _without_nulls({k: v for k, v in original.items()
+                               if k not in ("inputSchema", "outputSchema")})
         for key in ("inputSchema", "outputSchema"):
-            if key in tool:
-                tool[key] = normalise_schema(tool[key])[0]
+            if key in original:
+                tool[key] = normalise_schema(original[key])[0]
         tools.append(tool)
-    return json.dumps({**manifest, "tools": tools}, sort_keys=True)
+    rest = _without_nulls({k: v for k, v in manifest.items() if k != "tools"})
+    return json.dumps({**rest, "tools": tools}, sort_keys=True)
 
 
 def _surfaces(manifest):

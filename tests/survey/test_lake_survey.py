@@ -164,3 +164,9 @@ def test_an_unreadable_pair_is_an_error_row_and_the_rest_carries_on(tmp_path):
     # the other server's pair was diffed as usual
     assert lake.connect().execute(
         "SELECT count(*) FROM changes WHERE server_id = 'beta'").fetchall() == [(2,)]
+
+
+def test_version_key_orders_prereleases_by_semver_precedence():
+    versions = ["1.2.0", "1.2.0-rc.10", "1.2.0-rc.2", "1.2.0-beta", "1.2.0-alpha.1", "1.2.0-alpha"]
+    assert sorted(versions, key=version_key) == [
+        "1.2.0-alpha", "1.2.0-alpha.1", "1.2.0-beta", "1.2.0-rc.2", "1.2.0-rc.10", "1.2.0"]
