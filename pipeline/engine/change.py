@@ -1,5 +1,7 @@
 """One classified change, and how the engine names places in a manifest."""
 
+import marshal
+
 from pipeline.engine.catalog import RULES
 
 
@@ -10,16 +12,16 @@ def pointer(*parts) -> str:
 
 def same(a, b) -> bool:
     """JSON equality. Python's == says true is 1 and false is 0; JSON does
-    not, so values that == calls equal are also compared as JSON text (cheap
-    in C; a key-order difference only costs a walk that finds nothing)."""
+    not, so containers that == calls equal are also compared in marshal's
+    typed form (C speed, a bool is not an int there; version 2 writes no
+    back-references). A spelling marshal tells apart and JSON does not (a
+    key order, 1 versus 1.0) only costs a walk that finds nothing."""
     if a is b:
         return True
     if a != b:
         return False
     if isinstance(a, (dict, list)):
-        import json
-
-        return json.dumps(a, ensure_ascii=False) == json.dumps(b, ensure_ascii=False)
+        return marshal.dumps(a, 2) == marshal.dumps(b, 2)
     return isinstance(a, bool) == isinstance(b, bool)
 
 
