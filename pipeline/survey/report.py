@@ -152,6 +152,18 @@ def _labels(names, width=30) -> list:
     return short if len(set(short)) == len(set(names)) else names
 
 
+def _stacked_bars(axis, labels, counts_by_label) -> list:
+    """Horizontal bars, one per label, stacked by severity in catalog order;
+    returns each bar's total."""
+    left = [0] * len(labels)
+    for severity in SEVERITIES:
+        counts = [c.get(severity, 0) for c in counts_by_label]
+        if any(counts):
+            axis.barh(labels, counts, left=left, color=COLOURS[severity], label=severity)
+        left = [a + b for a, b in zip(left, counts)]
+    return left
+
+
 def plot_rule_frequencies(rules, top=25):
     """Horizontal bars: unsuppressed changes per rule, stacked by severity
     (rows of ``rule_frequencies``); the ``top`` most frequent rules."""
@@ -164,12 +176,7 @@ def plot_rule_frequencies(rules, top=25):
     axis = figure.subplots()
     if not shown:
         _empty(axis)
-    left = [0] * len(shown)
-    for severity in SEVERITIES:
-        counts = [by_rule[r].get(severity, 0) for r in shown]
-        if any(counts):
-            axis.barh(shown, counts, left=left, color=COLOURS[severity], label=severity)
-        left = [a + b for a, b in zip(left, counts)]
+    left = _stacked_bars(axis, shown, [by_rule[r] for r in shown])
     if shown:
         axis.set_xlim(0, max(left) * 1.04)
     axis.set_xlabel("changes (unsuppressed)")
@@ -346,13 +353,7 @@ def plot_description_drift(drift, top=20):
     axis = figure.subplots()
     if not ranked:
         _empty(axis, "no prose changed in this lake")
-    left = [0] * len(ranked)
-    labels = _labels(ranked)
-    for severity in SEVERITIES:
-        counts = [per_server[s].get(severity, 0) for s in ranked]
-        if any(counts):
-            axis.barh(labels, counts, left=left, color=COLOURS[severity], label=severity)
-        left = [a + b for a, b in zip(left, counts)]
+    _stacked_bars(axis, _labels(ranked), [per_server[s] for s in ranked])
     axis.set_xlabel("prose changes (descriptions, titles, instructions)")
     axis.set_ylabel("server")
     _integer_ticks(axis.xaxis)
