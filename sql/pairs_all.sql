@@ -1,9 +1,9 @@
 -- Version pairs of every earlier capture with every later one, per server
 -- (`survey --pairs all`): each release against each later release. Pairs
 -- of identical contracts are never diffed, a contract pair seen twice is
--- diffed once. `cached` marks a pair the ledger already holds for this
--- engine and policy: it is not diffed again.
--- Parameters: $engine_version, $policy_hash, $since (timestamp or NULL).
+-- diffed once. Which of them the ledger already
+-- holds for this engine and policy is added by the diff stage (one place).
+-- Parameter: $since (timestamp or NULL).
 WITH ranked AS (
     SELECT server_id, version, manifest_digest, captured_at,
            row_number() OVER (PARTITION BY server_id ORDER BY version_key, captured_at) AS position
@@ -20,10 +20,5 @@ candidates AS (
     QUALIFY row_number() OVER (PARTITION BY a.server_id, a.manifest_digest, b.manifest_digest
                                ORDER BY a.position, b.position) = 1
 )
-SELECT c.*,
-       EXISTS (SELECT 1 FROM pairs p
-               WHERE p.server_id = c.server_id AND p.old_digest = c.old_digest
-                 AND p.new_digest = c.new_digest AND p.engine_version = $engine_version
-                 AND p.policy_hash = $policy_hash AND p.error IS NULL) AS cached
-FROM candidates c
-ORDER BY c.server_id, c.old_version, c.new_version
+SELECT * FROM candidates
+ORDER BY server_id, old_version, new_version

@@ -3,9 +3,9 @@
 -- package sweep pairs each release with the next and a nightly crawl of one
 -- version pairs each night with the one before. A pair whose two contracts
 -- are identical is never diffed (digest dedupe), a contract pair seen twice
--- is diffed once. `cached` marks a pair the ledger already holds for this
--- engine and policy: it is not diffed again.
--- Parameters: $engine_version, $policy_hash, $since (timestamp or NULL).
+-- is diffed once. Which of them the ledger already
+-- holds for this engine and policy is added by the diff stage (one place).
+-- Parameter: $since (timestamp or NULL).
 WITH ordered AS (
     SELECT server_id, version, manifest_digest,
            lag(version) OVER w AS old_version,
@@ -24,10 +24,5 @@ candidates AS (
     QUALIFY row_number() OVER (PARTITION BY server_id, old_digest, new_digest
                                ORDER BY old_version, new_version) = 1
 )
-SELECT c.*,
-       EXISTS (SELECT 1 FROM pairs p
-               WHERE p.server_id = c.server_id AND p.old_digest = c.old_digest
-                 AND p.new_digest = c.new_digest AND p.engine_version = $engine_version
-                 AND p.policy_hash = $policy_hash AND p.error IS NULL) AS cached
-FROM candidates c
-ORDER BY c.server_id, c.old_version, c.new_version
+SELECT * FROM candidates
+ORDER BY server_id, old_version, new_version

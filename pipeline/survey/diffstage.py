@@ -169,18 +169,28 @@ def diff_batch(lake_root, pairs, policy, engine, policy_id, batch_id) -> dict:
     return {"pairs_diffed": len(ledger), "errors": sum(r["error"] is not None for r in ledger)}
 
 
-def _selected(mode, servers) -> str:
-    """The pair query, limited to some servers when a list is given."""
-    if servers is None:
-        return pairs_sql(mode)
-    ids = ", ".join("'" + s.replace("'", "''") + "'" for s in servers) or "NULL"
-    return f"SELECT * FROM ({pairs_sql(mode)}) WHERE server_id IN ({ids})"
+# A pair the ledger holds for this engine and policy, without an error, is
+# never diffed again.
+_LEDGER = """EXISTS (SELECT 1 FROM pairs p
+            WHERE p.server_id = c.server_id AND p.old_digest = c.old_digest
+              AND p.new_digest = c.new_digest AND p.engine_version = $engine_version
+              AND p.policy_hash = $policy_hash AND p.error IS NULL)"""
+
+
+def selected_pairs(mode, servers=None) -> str:
+    """The pair query with a ``cached`` column, limited to some servers when
+    a list is given. Parameters: $engine_version, $policy_hash, $since."""
+    where = ""
+    if servers is not None:
+        ids = ", ".join("'" + s.replace("'", "''") + "'" for s in servers) or "NULL"
+        where = f" WHERE c.server_id IN ({ids})"
+    return f"SELECT c.*, {_LEDGER} AS cached FROM ({pairs_sql(mode)}) c{where}"
 
 
 def count_pairs(con, mode, since, engine, policy_id, servers=None) -> tuple:
     """(all candidate pairs, of which already in the ledger)."""
     total, cached = con.execute(
-        f"SELECT count(*), count(*) FILTER (WHERE cached) FROM ({_selected(mode, servers)})",
+        f"SELECT count(*), count(*) FILTER (WHERE cached) FROM ({selected_pairs(mode, servers)})",
         {"engine_version": engine, "policy_hash": policy_id, "since": since}).fetchall()[0]
     return total, cached
 
@@ -188,7 +198,7 @@ def count_pairs(con, mode, since, engine, policy_id, servers=None) -> tuple:
 def servers_with_pending_pairs(lake, policy, mode="consecutive", since=None) -> list:
     """Server ids that have pairs left to diff (to spread them over a cluster)."""
     con = lake.connect()
-    rows = con.execute(f"SELECT DISTINCT server_id FROM ({pairs_sql(mode)}) WHERE NOT cached "
+    rows = con.execute(f"SELECT DISTINCT server_id FROM ({selected_pairs(mode)}) WHERE NOT cached "
                        "ORDER BY server_id",
                        {"engine_version": engine_version(), "policy_hash": policy_hash(policy),
                         "since": since}).fetchall()
@@ -199,7 +209,7 @@ def _pending(con, mode, since, engine, policy_id, servers=None) -> list:
     """Keys of the pending pairs (no manifests: those stay on disk)."""
     query = f"""
         SELECT server_id, old_version, new_version, old_digest, new_digest
-        FROM ({_selected(mode, servers)}) WHERE NOT cached
+        FROM ({selected_pairs(mode, servers)}) WHERE NOT cached
         ORDER BY server_id, old_version, new_version
     """
     params = {"engine_version": engine, "policy_hash": policy_id, "since": since}

@@ -7,7 +7,7 @@ import pytest
 from pipeline.engine.policy import Policy
 from pipeline.lake import Lake
 from pipeline.lake.ingest import rows_from_folder, store
-from pipeline.survey.diffstage import engine_version, policy_hash, run_diff_stage
+from pipeline.survey.diffstage import engine_version, policy_hash, run_diff_stage, selected_pairs
 from pipeline.survey.report import query
 from tests.conftest import ROOT
 
@@ -99,6 +99,6 @@ def test_pair_queries_flag_what_the_ledger_holds(con):
     # the module's lake was surveyed with consecutive pairs only
     for name, cached, pending in (("pairs_consecutive", 3, []),
                                   ("pairs_all", 3, [("alpha", "1.0.0", "2.0.0")])):
-        rows = con.execute((SQL / f"{name}.sql").read_text(), params).fetchall()
+        rows = con.execute(selected_pairs(name.removeprefix("pairs_")), params).fetchall()
         assert sum(row[-1] for row in rows) == cached
         assert [row[:3] for row in rows if not row[-1]] == pending
