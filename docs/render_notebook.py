@@ -1,7 +1,7 @@
 """Execute a notebook on a lake and write it as one HTML page.
 
     .venv/bin/python notebooks/render.py rule_frequencies --lake /tmp/sample-lake \\
-        --out docs/survey/rule_frequencies.html
+        --out docs/sample/rule_frequencies.html
 
 The notebook runs as the tests run it: its parameters are set in a cell
 inserted after the one tagged ``parameters``.

@@ -21,6 +21,7 @@ from prefect import flow, task
 from pipeline.config import find_default, load_config
 from pipeline.engine.policy import Policy
 from pipeline.lake import Lake
+from pipeline.survey import PAIR_MODES
 
 
 def _policy(config_file):
@@ -162,7 +163,7 @@ def main(argv=None):
     parser.add_argument("--servers")
     parser.add_argument("--lake", default="lake")
     parser.add_argument("--config")
-    parser.add_argument("--pairs", choices=("consecutive", "all"), default="consecutive")
+    parser.add_argument("--pairs", choices=PAIR_MODES, default="consecutive")
     parser.add_argument("--since")
     parser.add_argument("--no-crawl", action="store_true")
     parser.add_argument("--offline", action="store_true")

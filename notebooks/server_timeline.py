@@ -46,8 +46,10 @@ plot_server_timeline(releases, semver, limit=LIMIT)
 # ## Release by release
 #
 # Changes per severity for each release, with the declared bump and the
-# grade it earned (`null` on a release that was not diffed: the first
-# capture, or a repeat of the release before).
+# grade it earned (`sql/semver_honesty.sql`; a repeat of the release before
+# earned `none`). `null` on the first capture, and on a release whose step
+# that table leaves out: its contracts unstable, or its diff failed or not
+# run yet. A calendar version declares `calver`: no bump, honest `null`.
 
 # %%
 severities = ["BREAKING", "POTENTIALLY_BREAKING", "NON_BREAKING", "DOCUMENTATION"]

@@ -24,6 +24,7 @@ COMMANDS = {
     "ingest": ("pipeline.commands.ingest", "import DIR/<server-id>/<version>.json snapshots into a lake"),
     "survey": ("pipeline.commands.survey", "crawl, store, diff every version pair, report (the main job)"),
     "report": ("pipeline.commands.report", "write the survey report with every plot (single-file HTML) or each plot as a PNG"),
+    "study": ("pipeline.commands.study", "capture every version twice, survey each release step, write the survey up with its numbers"),
     "drift": ("pipeline.commands.drift", "report which servers' descriptions and other prose moved, with the judges' notes"),
 }
 

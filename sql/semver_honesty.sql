@@ -1,40 +1,40 @@
--- Semver honesty: the bump each release declared (from its version number)
--- against the grade its changes earned, and the first release from this one
--- on that bumped the major version, and how many days after this one it came
--- (0 when this release is that bump). Below
--- 1.0.0 a minor bump counts as major (0.3 -> 0.4), as Cargo reads semver.
-WITH releases AS (
-    SELECT server_id, version, min(version_key) AS version_key, min(captured_at) AS captured_at,
-           try_cast(regexp_extract(version, '^v?(\d+)', 1) AS BIGINT) AS major,
-           try_cast(regexp_extract(version, '^v?\d+\.(\d+)', 1) AS BIGINT) AS minor,
-           try_cast(regexp_extract(version, '^v?\d+\.\d+\.(\d+)', 1) AS BIGINT) AS patch
-    FROM manifests WHERE ok GROUP BY server_id, version
-),
-graded AS (
-    SELECT p.server_id, p.old_version, p.new_version, p.grade, p.breaking,
-           n.version_key, n.captured_at, o.major AS old_major, o.minor AS old_minor,
-           CASE WHEN o.major IS NULL OR n.major IS NULL THEN 'unknown'
-                WHEN n.major <> o.major THEN 'major'
-                WHEN n.minor <> o.minor AND o.major = 0 THEN 'major'
-                WHEN n.minor <> o.minor THEN 'minor'
-                WHEN n.patch <> o.patch THEN 'patch'
-                ELSE 'none' END AS declared
-    FROM pairs p
-    JOIN releases o ON o.server_id = p.server_id AND o.version = p.old_version
-    JOIN releases n ON n.server_id = p.server_id AND n.version = p.new_version
-    WHERE p.error IS NULL
+-- Semver honesty: for each release step (the view `release_steps`,
+-- sql/release_steps.sql), the bump its version number declared against the
+-- grade its changes earned; and the first release from this one on that
+-- declared a major bump, with how many days after this one it was captured
+-- (0 when this release is that bump).
+--
+-- What a version declares is read once, in release_steps, and taken from
+-- there as it is: `scheme`, `declared` (as Cargo reads semver: 0.y -> 0.y+1
+-- and 0.0.z -> 0.0.z+1 are major), `bumped` (the number that literally
+-- moved) and `honest`. A calendar version (a year as the major number:
+-- 2025.9.25 -> 2025.11.25) declares nothing: declared 'calver', honest,
+-- next_major and days_to_next_major null. A version that does not parse
+-- declares nothing either (declared 'unknown', the same nulls).
+--
+-- Rows: one per step a survey counts (release_steps.counted), in version
+-- order: its two contracts diffed by this engine and policy, or identical.
+-- Identical steps stay (grade 'none': nothing changed, which any declared
+-- bump admits honestly). Left out: steps not diffed yet or whose diff failed
+-- (no grade), and unstable or schemaless ones (either release captured with
+-- more than one contract, or with the empty input schemas of a late
+-- install: the grade may be capture noise, not what the release did). Any
+-- release, counted or not, can still be the next major: that is read from
+-- its version number alone.
+WITH numbered AS (
+    SELECT *,
+           first_value(CASE WHEN declared = 'major' THEN new_version END IGNORE NULLS) OVER later
+               AS major_version,
+           first_value(CASE WHEN declared = 'major' THEN captured_at END IGNORE NULLS) OVER later
+               AS major_captured_at
+    FROM release_steps
+    WINDOW later AS (PARTITION BY server_id ORDER BY position
+                     ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING)
 )
-SELECT g.server_id, g.old_version, g.new_version, g.declared, g.grade,
-       CASE WHEN g.declared = 'unknown' THEN NULL
-            ELSE list_position(['none', 'patch', 'minor', 'major'], g.declared)
-                 >= list_position(['none', 'patch', 'minor', 'major'], g.grade) END AS honest,
-       (SELECT arg_min(r.version, r.version_key) FROM releases r
-         WHERE r.server_id = g.server_id AND r.version_key >= g.version_key
-           AND (r.major > g.old_major OR (g.old_major = 0 AND r.major = 0 AND r.minor > g.old_minor))
-       ) AS next_major,
-       (SELECT date_diff('day', g.captured_at, arg_min(r.captured_at, r.version_key)) FROM releases r
-         WHERE r.server_id = g.server_id AND r.version_key >= g.version_key
-           AND (r.major > g.old_major OR (g.old_major = 0 AND r.major = 0 AND r.minor > g.old_minor))
-       ) AS days_to_next_major
-FROM graded g
-ORDER BY g.server_id, g.version_key
+SELECT server_id, old_version, new_version, scheme, declared, bumped, grade, honest,
+       CASE WHEN declared NOT IN ('calver', 'unknown') THEN major_version END AS next_major,
+       CASE WHEN declared NOT IN ('calver', 'unknown')
+            THEN date_diff('day', captured_at, major_captured_at) END AS days_to_next_major
+FROM numbered
+WHERE counted
+ORDER BY server_id, position

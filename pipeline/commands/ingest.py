@@ -10,8 +10,8 @@ def run(args) -> int:
     from pipeline.lake import Lake
     from pipeline.lake.ingest import rows_from_folder, store
 
-    rows = rows_from_folder(args.folder)
-    counts = store(Lake(args.lake), rows)
+    rows, attempts = rows_from_folder(args.folder)
+    counts = store(Lake(args.lake), rows, attempts)
     print(f"ingested {counts['rows']} captures from {args.folder}: {counts['added']} new, "
           f"{counts['rows'] - counts['added']} already in {args.lake}, {counts['errors']} errors")
     for row in rows:

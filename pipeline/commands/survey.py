@@ -6,6 +6,8 @@ With no arguments it surveys the embedded demo servers (``data/``) into
 
 import sys
 
+from pipeline.survey import PAIR_MODES
+
 
 def add_arguments(parser):
     parser.add_argument("--servers", metavar="FILE",
@@ -13,7 +15,7 @@ def add_arguments(parser):
     parser.add_argument("--lake", metavar="LAKE", default="lake",
                         help="lake folder or URI (default: ./lake)")
     parser.add_argument("--no-crawl", action="store_true", help="survey the lake as it is")
-    parser.add_argument("--pairs", choices=("consecutive", "all"), default="consecutive")
+    parser.add_argument("--pairs", choices=PAIR_MODES, default="consecutive")
     parser.add_argument("--since", metavar="DATE", help="only pairs whose newer capture is this recent (ISO date)")
     parser.add_argument("--config", metavar="FILE", help="config file (default: .mcpdelta.yml here)")
     parser.add_argument("--profile", choices=("strict", "balanced", "advisory"))

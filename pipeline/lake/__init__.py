@@ -12,6 +12,7 @@ server id is also a column inside every file, which is what readers use.
 """
 
 import os
+import pathlib
 import urllib.parse
 import uuid
 
@@ -19,6 +20,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pipeline.lake.tables import PARTITIONED, TABLES, VERSION
+
+SQL = pathlib.Path(__file__).resolve().parents[2] / "sql"
 
 
 def new_batch_id() -> str:
@@ -152,6 +155,10 @@ class Lake:
                 con.execute(f"CREATE VIEW {table} AS SELECT * FROM all_{table} "
                             f"WHERE engine_version = '{_quote(engine_version)}' "
                             f"AND policy_hash = '{_quote(policy_hash)}'")
+        # the units every survey counts; bound by name, so they follow the
+        # views above if a caller narrows them later
+        for view in ("releases", "release_steps"):
+            con.execute(f"CREATE VIEW {view} AS\n" + (SQL / f"{view}.sql").read_text())
         return con
 
     def _has_files(self, table: str) -> bool:

@@ -1,5 +1,7 @@
-"""Captures into the ``manifests`` table: from a crawl, or from a folder
-laid out as ``DIR/<server-id>/<version>.json`` (the layout crawl writes).
+"""Captures into the ``manifests`` table, and every attempt into
+``attempts``: from a crawl, or from a folder laid out as
+``DIR/<server-id>/<version>.json`` with its ``crawl-log.jsonl`` (the layout
+crawl writes).
 
 Content-addressed: a capture whose (server, version, manifest digest) the
 lake already holds adds no row, so re-ingesting or re-crawling unchanged
@@ -81,21 +83,44 @@ def capture_row(server_id, version, manifest_text, *, source, captured_at, trans
     return row
 
 
-def rows_from_records(records) -> list:
-    """Rows from the crawler's CaptureRecords (failures included)."""
-    rows = []
+def attempt_row(entry: dict, digest, source: str) -> dict:
+    """One ``attempts`` row from a crawl-log entry (``CaptureRecord.log_row``)
+    and the digest of what it captured (None: nothing usable)."""
+    client = entry.get("client") or {}
+    ok = bool(entry.get("ok")) and digest is not None
+    error_kind, error = entry.get("error_kind"), entry.get("error")
+    if entry.get("ok") and digest is None:
+        error_kind, error = "invalid_manifest", error or "the captured manifest is not valid"
+    return {"server_id": entry["id"], "version": entry["version"],
+            "version_key": version_key(entry["version"]),
+            "attempted_at": _timestamp(entry.get("captured_at")), "source": source,
+            "client": f"{client.get('name')}/{client.get('version')}" if client else None,
+            "offered_protocol": entry.get("offered_protocol"), "protocol": entry.get("protocol"),
+            "transport": entry.get("transport"), "published_at": _timestamp(entry.get("published_at")),
+            "ok": ok, "error_kind": None if ok else error_kind, "error": None if ok else error,
+            "manifest_digest": digest if ok else None, "duration_ms": entry.get("duration_ms")}
+
+
+def rows_from_records(records) -> tuple[list, list]:
+    """(manifest rows, attempt rows) from the crawler's CaptureRecords,
+    failures included."""
+    rows, attempts = [], []
     for rec in records:
         text = json.dumps(rec.manifest, ensure_ascii=False) if rec.manifest is not None else None
-        rows.append(capture_row(rec.id, rec.version, text, source="crawl",
-                                captured_at=rec.captured_at, transport=rec.transport,
-                                ok=rec.ok and text is not None, error_kind=rec.error_kind if not rec.ok else None,
-                                error=rec.error if not rec.ok else None))
-    return rows
+        row = capture_row(rec.id, rec.version, text, source="crawl",
+                          captured_at=rec.captured_at, transport=rec.transport,
+                          ok=rec.ok and text is not None, error_kind=rec.error_kind if not rec.ok else None,
+                          error=rec.error if not rec.ok else None)
+        rows.append(row)
+        attempts.append(attempt_row(rec.log_row(), row["manifest_digest"], "crawl"))
+    return rows, attempts
 
 
-def rows_from_folder(folder: str) -> list:
-    """Rows from ``folder/<server-id>/<version>.json`` files, with capture
-    times and transports from ``crawl-log.jsonl`` when it is there."""
+def rows_from_folder(folder: str) -> tuple[list, list]:
+    """(manifest rows, attempt rows) from ``folder/<server-id>/<version>.json``
+    files, with capture times and transports from ``crawl-log.jsonl`` when it
+    is there. The log's failed attempts become error rows too, so a version
+    that never started is counted, not dropped."""
     if not os.path.isdir(folder):
         raise InputError(folder, "no such folder")
     log = _crawl_log(folder)
@@ -122,7 +147,16 @@ def rows_from_folder(folder: str) -> list:
                 continue
             rows.append(capture_row(server_id, version, data, source=f"ingest:{path}",
                                     captured_at=captured_at, transport=entry.get("transport")))
-    return rows
+    source = f"ingest:{folder}"
+    digests = {(r["server_id"], r["version"]): r["manifest_digest"] for r in rows}
+    attempts = []
+    for (server_id, version), entry in sorted(log.items()):
+        if not entry.get("ok"):
+            rows.append(capture_row(server_id, version, None, source=source,
+                                    captured_at=entry.get("captured_at"), transport=entry.get("transport"),
+                                    ok=False, error_kind=entry.get("error_kind"), error=entry.get("error")))
+        attempts.append(attempt_row(entry, digests.get((server_id, version)), source))
+    return rows, attempts
 
 
 def _crawl_log(folder: str) -> dict:
@@ -133,17 +167,25 @@ def _crawl_log(folder: str) -> dict:
             for line in handle:
                 try:
                     entry = json.loads(line)
-                    log[(entry["id"], entry["version"])] = entry
+                    log[(str(entry["id"]), str(entry["version"]))] = entry
                 except (ValueError, KeyError, TypeError):
                     continue  # a torn last line of an interrupted crawl
     return log
 
 
-def store(lake, rows) -> dict:
-    """Append the rows the lake does not hold yet; return counts. A new
-    contract's tools are written first and its manifest row last, so a
-    manifest row always has its tools."""
+def store(lake, rows, attempts=()) -> dict:
+    """Append the manifest rows and attempt rows the lake does not hold yet;
+    return counts. A new contract's tools are written first and its manifest
+    row after, so a manifest row always has its tools."""
     con = lake.connect()
+    seen = set(con.execute(
+        "SELECT server_id, version, attempted_at, client FROM attempts").fetchall())
+    new_attempts = []
+    for attempt in attempts:
+        key = (attempt["server_id"], attempt["version"], attempt["attempted_at"], attempt["client"])
+        if key not in seen:
+            seen.add(key)
+            new_attempts.append(attempt)
     known = set(con.execute(
         "SELECT server_id, version, coalesce(manifest_digest, error_kind), captured_at FROM manifests"
     ).fetchall())
@@ -165,4 +207,6 @@ def store(lake, rows) -> dict:
     batch = new_batch_id()
     lake.append("tools", tools, batch)
     lake.append("manifests", [{k: v for k, v in row.items() if k != "tools"} for row in fresh], batch)
-    return {"rows": len(rows), "added": len(fresh), "errors": sum(not r["ok"] for r in fresh)}
+    lake.append("attempts", new_attempts, batch)
+    return {"rows": len(rows), "added": len(fresh), "errors": sum(not r["ok"] for r in fresh),
+            "attempts": len(new_attempts)}

@@ -6,6 +6,7 @@
     LAKE/pairs/v1/server_id=<id>/part-<batch>.parquet       one row per diffed pair (the ledger)
     LAKE/runs/v1/part-<run>.parquet                         one row per survey run
     LAKE/notes/v1/server_id=<id>/part-<batch>.parquet       one row per judge note on a prose change
+    LAKE/attempts/v1/server_id=<id>/part-<batch>.parquet    one row per capture attempt, every pass
 
 A schema change bumps the folder's version; readers name the version they
 understand, so an old lake is never misread.
@@ -127,6 +128,29 @@ NOTES = pa.schema([
     ("batch_id", pa.string()),
 ])
 
+# Every capture attempt, as the crawl log records it: failures with their
+# reason, and the passes a contract is checked by. ``manifests`` keeps each
+# contract once; this table keeps who captured it, when, and with what
+# outcome, so a version two passes disagree on can be told apart and a
+# version that never started is still counted.
+ATTEMPTS = pa.schema([
+    ("server_id", pa.string()),
+    ("version", pa.string()),
+    ("version_key", pa.string()),
+    ("attempted_at", _TS),
+    ("source", pa.string()),            # crawl | ingest:<folder>
+    ("client", pa.string()),            # the clientInfo sent: "name/version"
+    ("offered_protocol", pa.string()),
+    ("protocol", pa.string()),          # the revision the server answered
+    ("transport", pa.string()),
+    ("published_at", _TS),              # package versions: the date the install was pinned to
+    ("ok", pa.bool_()),
+    ("error_kind", pa.string()),
+    ("error", pa.string()),
+    ("manifest_digest", pa.string()),   # null unless ok
+    ("duration_ms", pa.int64()),
+])
+
 TABLES = {"manifests": MANIFESTS, "tools": TOOLS, "changes": CHANGES, "pairs": PAIRS, "runs": RUNS,
-          "notes": NOTES}
-PARTITIONED = ("manifests", "tools", "changes", "pairs", "notes")
+          "notes": NOTES, "attempts": ATTEMPTS}
+PARTITIONED = ("manifests", "tools", "changes", "pairs", "notes", "attempts")

@@ -18,6 +18,9 @@ from pipeline.errors import InputError
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 DEMO_SERVERS = ROOT / "data" / "servers" / "demo.yaml"
+# which version pairs a survey diffs: each release with the one before, each
+# with the server's latest, every earlier one with every later one
+PAIR_MODES = ("consecutive", "latest", "all")
 
 
 def crawl_stage(servers_file, lake, offline=True, cache=None) -> dict:
@@ -35,7 +38,7 @@ def crawl_stage(servers_file, lake, offline=True, cache=None) -> dict:
                             limits.install_timeout_s, offline=offline)
     with tempfile.TemporaryDirectory(prefix="mcpdelta-crawl-") as out:
         records = asyncio.run(crawl(targets, limits, out, cache=packages))
-    counts = store(lake, rows_from_records(records))
+    counts = store(lake, *rows_from_records(records))
     counts["failed"] = [(r.id, r.version, r.error_kind, r.error) for r in records if not r.ok]
     return counts
 

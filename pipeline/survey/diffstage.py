@@ -19,9 +19,9 @@ import pathlib
 
 from pipeline import __version__
 from pipeline.lake import new_batch_id
+from pipeline.survey import PAIR_MODES
 
 SQL = pathlib.Path(__file__).resolve().parents[2] / "sql"
-PAIR_MODES = ("consecutive", "all")
 
 
 def engine_version() -> str:

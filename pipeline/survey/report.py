@@ -23,6 +23,9 @@ SQL = pathlib.Path(__file__).resolve().parents[2] / "sql"
 COLOURS = {"BREAKING": "#c62828", "POTENTIALLY_BREAKING": "#ef6c00",
            "NON_BREAKING": "#2e7d32", "DOCUMENTATION": "#1565c0"}
 GRADES = ("none", "patch", "minor", "major")
+# what ``semver_honesty`` declares for a version that promises no bump: a
+# calendar version, and one that does not parse (sql/release_steps.sql)
+DECLARES_NOTHING = ("calver", "unknown")
 
 
 # --- reading the lake ------------------------------------------------------
@@ -286,25 +289,28 @@ def plot_severity_mix(releases, limit=40):
 def plot_semver_honesty(pairs, top=15):
     """Left: declared version bump against the grade the changes earned
     (rows of ``semver_honesty``); cells above the diagonal under-bumped.
-    Right: honest and under-bumped releases per server."""
+    Versions that declare no bump have rows of their own under the four
+    grades, never counted as one: ``calver`` (a calendar version) and
+    ``unknown`` (a version that does not parse), each shown when present.
+    Right: honest and under-bumped release steps per server."""
     rows = _rows(pairs)
     figure = _figure(11, max(4.2, 0.3 * min(top, len({r["server_id"] for r in rows}) or 1) + 2))
     left, right = figure.subplots(1, 2, width_ratios=[1, 1.3])
-    declared_axis = [g for g in GRADES + ("unknown",)
-                     if g != "unknown" or any(r["declared"] == "unknown" for r in rows)]
+    silent = [d for d in DECLARES_NOTHING if any(r["declared"] == d for r in rows)]
+    declared_axis = list(GRADES) + silent
     cells = {}
     for r in rows:
         cells[(r["declared"], r["grade"])] = cells.get((r["declared"], r["grade"]), 0) + 1
     import numpy as np
     from matplotlib.colors import ListedColormap
 
-    # 0 empty, 1 honest, 2 under-bumped, 3 not a semver version
+    # 0 empty, 1 honest, 2 under-bumped, 3 declares no bump (calver, unknown)
     kind = np.zeros((len(declared_axis), len(GRADES)))
     for i, d in enumerate(declared_axis):
         for j, g in enumerate(GRADES):
             n = cells.get((d, g), 0)
             if n:
-                kind[i, j] = 3 if d == "unknown" else (1 if GRADES.index(d) >= j else 2)
+                kind[i, j] = 3 if d in DECLARES_NOTHING else (1 if GRADES.index(d) >= j else 2)
                 left.text(j, i, str(n), ha="center", va="center", fontsize="medium",
                           color="white", fontweight="bold")
     left.imshow(kind, cmap=ListedColormap(["#f2f2f2", "#2e7d32", "#c62828", "#9e9e9e"]),
@@ -313,8 +319,8 @@ def plot_semver_honesty(pairs, top=15):
     left.set_yticks(range(len(declared_axis)), declared_axis)
     left.set_xlabel("grade the changes earned")
     left.set_ylabel("bump the version number declared")
-    left.set_title("Declared bump vs computed grade\n(green honest, red under-bumped)",
-                   fontsize="medium")
+    key = "green honest, red under-bumped" + (", grey declares no bump" if silent else "")
+    left.set_title(f"Declared bump vs computed grade\n({key})", fontsize="medium")
     per_server = {}
     for r in rows:
         if r["honest"] is None:
@@ -331,11 +337,11 @@ def plot_semver_honesty(pairs, top=15):
         right.legend(**_LEGEND_RIGHT)
         _integer_ticks(right.xaxis)
     else:
-        _empty(right, "no release with a semver version")
-    right.set_xlabel("version pairs")
+        _empty(right, "no release step whose version declares a bump")
+    right.set_xlabel("release steps")
     right.set_ylabel("server")
     more = f" (top {len(ranked)} of {len(per_server)})" if len(per_server) > len(ranked) else ""
-    right.set_title("Releases per server" + more, fontsize="medium")
+    right.set_title("Release steps per server" + more, fontsize="medium")
     figure.suptitle("Semver honesty")
     return figure
 
@@ -410,8 +416,10 @@ def plot_server_timeline(releases, semver=None, servers=None, limit=6, last=30):
                               label="under-bumped release")
                 continue
             if row is None:
+                # no semver_honesty step: the first capture, or a step it leaves
+                # out (unstable contracts, a diff that failed or has not run)
                 first = by_server[server][v]["position"] == 1
-                axis.annotate("first capture" if first else "no change", (x, 0),
+                axis.annotate("first capture" if first else "not graded", (x, top),
                               textcoords="offset points", xytext=(0, 3), ha="center",
                               fontsize="x-small", color="#777")
                 continue

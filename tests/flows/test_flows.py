@@ -13,7 +13,7 @@ CAPTURES = ROOT / "tests" / "fixtures" / "captures"
 @pytest.fixture
 def lake_root(tmp_path):
     lake = Lake(str(tmp_path / "lake"))
-    store(lake, rows_from_folder(str(CAPTURES)))
+    store(lake, *rows_from_folder(str(CAPTURES)))
     return str(tmp_path / "lake")
 
 
@@ -39,7 +39,7 @@ def test_survey_flow_crawls_the_demo_servers(prefect_harness, tmp_path):
     from flows.survey import survey_flow
 
     result = survey_flow(lake=str(tmp_path / "lake"), offline=True, report_dir=str(tmp_path / "r"))
-    assert result["crawl"] == {"rows": 8, "added": 8, "errors": 0, "failed": 0}
+    assert result["crawl"] == {"rows": 8, "added": 8, "errors": 0, "failed": 0, "attempts": 8}
     assert result["diff"]["pairs_diffed"] == 6
 
 

@@ -78,7 +78,7 @@ def lake(tmp_path):
     from pipeline.survey.diffstage import run_diff_stage
 
     lake = Lake(str(tmp_path / "lake"))
-    store(lake, rows_from_folder(str(CAPTURES)))
+    store(lake, *rows_from_folder(str(CAPTURES)))
     run_diff_stage(lake, Policy(), workers=1)
     return lake
 

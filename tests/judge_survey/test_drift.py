@@ -19,7 +19,7 @@ def build_lake(root):
     from pipeline.survey.diffstage import run_diff_stage
 
     lake = Lake(str(root))
-    store(lake, rows_from_folder(str(CAPTURES)))
+    store(lake, *rows_from_folder(str(CAPTURES)))
     run_diff_stage(lake, Policy(), workers=1)
     return lake
 

@@ -75,6 +75,40 @@ def test_notebook_runs_on_one_server_of_the_fixture_lake(name, fixture_lake):
     assert "beta" not in out and "forecast" not in out
 
 
+@pytest.fixture(scope="module")
+def undeclared_lake(tmp_path_factory):
+    """A lake whose versions declare no bump: a calendar-versioned server
+    that removed a tool (2025.1.1 -> 2025.2.1) and one whose version stops
+    parsing (1.0.0 -> nightly), beside a semver server that under-bumped."""
+    import json
+
+    from pipeline.engine.policy import Policy
+    from pipeline.lake import Lake
+    from pipeline.lake.ingest import capture_row, store
+    from pipeline.survey.diffstage import run_diff_stage
+
+    def manifest(*tools):
+        return json.dumps({"tools": [{"name": t, "inputSchema": {"type": "object"}} for t in tools]})
+
+    root = tmp_path_factory.mktemp("undeclared") / "lake"
+    store(Lake(str(root)), [
+        capture_row(server, version, manifest(*tools), source="test", captured_at="2025-01-01T00:00:00Z")
+        for server, version, tools in [
+            ("dated", "2025.1.1", ("a", "b")), ("dated", "2025.2.1", ("a",)),
+            ("named", "1.0.0", ("a", "b")), ("named", "nightly", ("a",)),
+            ("plain", "1.0.0", ("a", "b")), ("plain", "1.0.1", ("a",))]])
+    run_diff_stage(Lake(str(root)), Policy(), workers=1)
+    return root
+
+
+@pytest.mark.parametrize("name", ("semver_honesty", "server_timeline"))
+def test_notebook_shows_versions_that_declare_no_bump(name, undeclared_lake):
+    notebook = execute(NOTEBOOKS / f"{name}.py", LAKE=str(undeclared_lake), SERVERS=[])
+    assert outputs(notebook, "image/png")
+    out = text(notebook)
+    assert "calver" in out and "unknown" in out
+
+
 def test_a_server_filter_matching_nothing_fails_the_notebook(fixture_lake):
     with pytest.raises(nbclient.exceptions.CellExecutionError, match="matches none"):
         execute(NOTEBOOKS / "rule_frequencies.py", LAKE=str(fixture_lake), SERVERS=["nope"])

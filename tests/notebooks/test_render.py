@@ -1,5 +1,5 @@
 """docs/render_notebook.py: a notebook executed on a lake, written as one
-offline HTML page (how docs/survey/rule_frequencies.html is made)."""
+offline HTML page (how docs/sample/rule_frequencies.html is made)."""
 
 import subprocess
 import sys

@@ -107,3 +107,25 @@ def test_open_lake_shows_the_latest_policy_only(fixture_lake, tmp_path):
     assert con.execute("SELECT count(*) FROM pairs").fetchone()[0] == 3
     totals = {r["severity"]: r["changes"] for r in query(con, "severity_totals")}
     assert totals == {"BREAKING": 1, "NON_BREAKING": 2, "DOCUMENTATION": 3}
+
+
+def test_semver_honesty_plot_gives_calendar_versions_a_row_of_their_own():
+    from pipeline.survey.report import plot_semver_honesty
+
+    rows = [  # rows of sql/semver_honesty.sql, as they come
+        {"server_id": "dated", "declared": "calver", "grade": "major", "honest": None},
+        {"server_id": "dated", "declared": "calver", "grade": "none", "honest": None},
+        {"server_id": "plain", "declared": "minor", "grade": "major", "honest": False},
+        {"server_id": "plain", "declared": "patch", "grade": "none", "honest": True},
+    ]
+    left, right = plot_semver_honesty(rows).axes[:2]
+    declared = [t.get_text() for t in left.get_yticklabels()]
+    assert declared == ["none", "patch", "minor", "major", "calver"]  # no 'unknown' row: none came
+    counts = {tuple(t.get_position()): t.get_text() for t in left.texts}
+    # (grade column, declared row): the calendar steps sit under calver, not under a bump
+    assert counts == {(3, 4): "1", (0, 4): "1", (3, 2): "1", (0, 1): "1"}
+    kind = left.images[0].get_array()
+    assert kind[4][3] == kind[4][0] == 3  # grey: declares no bump
+    assert kind[2][3] == 2 and kind[1][0] == 1  # under-bumped, honest
+    # only steps that declared a bump are counted per server
+    assert [t.get_text() for t in right.get_yticklabels()] == ["plain"]

@@ -146,7 +146,7 @@ def test_an_unreadable_pair_is_an_error_row_and_the_rest_carries_on(tmp_path):
     (folder / "gamma" / "1.0.0.json").write_text('{"tools": []}')
     (folder / "gamma" / "2.0.0.json").write_text('{"tools": [{"name": "a"}]}')
     lake = Lake(str(tmp_path / "lake"))
-    store(lake, rows_from_folder(str(folder)))
+    store(lake, *rows_from_folder(str(folder)))
     # damage one stored capture behind the lake's back (another tool wrote it)
     con = lake.connect()
     rows = [dict(zip([d[0] for d in con.description], r))

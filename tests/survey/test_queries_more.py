@@ -17,7 +17,7 @@ SQL = ROOT / "sql"
 
 def lake_with(tmp_path_factory, policy):
     lake = Lake(str(tmp_path_factory.mktemp("q") / "lake"))
-    store(lake, rows_from_folder(str(ROOT / "tests" / "fixtures" / "captures")))
+    store(lake, *rows_from_folder(str(ROOT / "tests" / "fixtures" / "captures")))
     run_diff_stage(lake, policy, workers=1)
     return lake.connect(engine_version(), policy_hash(policy))
 

@@ -22,7 +22,7 @@ SAMPLE = ROOT / "data" / "samples" / "reference"
 @pytest.fixture(scope="module")
 def con(tmp_path_factory):
     lake = Lake(str(tmp_path_factory.mktemp("reference") / "lake"))
-    counts = store(lake, rows_from_folder(str(SAMPLE)))
+    counts = store(lake, *rows_from_folder(str(SAMPLE)))
     assert counts["errors"] == 0
     stats = run_diff_stage(lake, Policy(), workers=1)
     assert stats["errors"] == 0

@@ -1,0 +1,54 @@
+"""``mcpdelta study SERVERS --out DIR``: a survey written up.
+
+Two capture passes of every server and version, the survey over each
+release step and each release against the latest, and DIR/README.md with
+its figures (``pipeline/survey/study.py``)."""
+
+import sys
+
+
+def add_arguments(parser):
+    parser.add_argument("servers", metavar="SERVERS", help="servers.yaml or registry server.json")
+    parser.add_argument("--out", metavar="DIR", required=True, help="where README.md and its figures go")
+    parser.add_argument("--work", metavar="DIR",
+                        help="an empty folder for the capture passes and the lakes (default: a new "
+                             "temporary folder, printed at the end: the lakes stay for notebooks)")
+    parser.add_argument("--cache", metavar="DIR", help="package cache (default: the user cache)")
+    parser.add_argument("--offline", action="store_true",
+                        help="pass A too installs nothing: every version from the package cache")
+    parser.add_argument("--captures", metavar="PASS", nargs="+",
+                        help="crawl folders of passes already run (pass A first): no capture")
+    parser.add_argument("--config", metavar="FILE", help="config file (default: .mcpdelta.yml here)")
+    parser.add_argument("--workers", type=int, metavar="N", help="diff worker processes (default: one per core)")
+    parser.add_argument("--format", choices=("text", "json"), default="text")
+
+
+def run(args) -> int:
+    import json
+    import shlex
+    import tempfile
+
+    from pipeline.config import find_default, load_config
+    from pipeline.engine.policy import Policy
+    from pipeline.errors import InputError
+    from pipeline.survey.study import run_study
+
+    config = load_config(args.config or find_default())
+    policy = Policy(config.profile, config.fail_on, config.overrides, config.ignores)
+    if args.workers is not None and args.workers < 1:
+        raise InputError("--workers", "must be at least 1")
+    work = args.work or tempfile.mkdtemp(prefix="mcpdelta-study-")
+    command = "mcpdelta study " + shlex.join(
+        [args.servers, "--out", args.out] + (["--config", args.config] if args.config else []))
+    summary = run_study(args.servers, args.out, work=work, policy=policy, config=config,
+                        cache=args.cache, offline=args.offline, captures=args.captures,
+                        workers=args.workers, command=command)
+    summary["work"] = str(work)
+    if args.format == "json":
+        sys.stdout.write(json.dumps(summary, indent=2) + "\n")
+    else:
+        t = summary["timings"]
+        sys.stdout.write(f"wrote {summary['readme']} ({t['total_s']} s before the write-up: capture "
+                         f"{t['capture_s']} s, diff {t['diff_s']} s); lakes in {work}/lake and "
+                         f"{work}/lake-latest\n")
+    return 0

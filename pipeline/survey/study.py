@@ -1,0 +1,126 @@
+"""A survey written up: ``mcpdelta study SERVERS --out DIR``.
+
+Every server and version of a servers file is captured twice: pass A as
+the crawler (each package version installed as it resolved on its publish
+date), pass B offline from A's package cache under a second client
+identity, so output that changes between two captures is told apart from a
+release change. Pass A's contracts go into a lake, both passes' attempts
+into its ``attempts`` table. The lake is surveyed over consecutive release
+steps; a second lake holding the same captures is surveyed from each release
+to the latest (kept apart so the ledger of release steps, which the
+notebooks read, holds nothing else). Judges add advisory notes if the
+config names any. ``pipeline.survey.writeup`` then writes DIR/README.md,
+every number in it the answer of a query under ``sql/``.
+"""
+
+import asyncio
+import datetime as dt
+import json
+import pathlib
+import resource
+import socket
+import time
+import uuid
+
+from pipeline.errors import InputError
+
+SECOND_PASS = {"name": "mcpdelta-survey-second-pass", "version": "0.0.2"}
+
+
+def capture_passes(servers_file, work, cache=None, offline=False) -> list:
+    """Pass A then pass B into ``work/pass-a`` and ``work/pass-b`` (each a
+    crawl folder with its ``crawl-log.jsonl``); return the two folders."""
+    from pipeline.crawl.model import ClientIdentity
+    from pipeline.crawl.packages import PackageCache, default_cache
+    from pipeline.crawl.runner import crawl
+    from pipeline.crawl.servers import load
+
+    targets, limits = load(servers_file)
+    cache = pathlib.Path(cache) if cache else default_cache()
+    folders = []
+    for name, identity, pass_offline in (("pass-a", ClientIdentity(), offline),
+                                         ("pass-b", ClientIdentity(**SECOND_PASS), True)):
+        folder = pathlib.Path(work) / name
+        packages = PackageCache(cache, limits.install_timeout_s, offline=pass_offline)
+        asyncio.run(crawl(targets, limits, folder, cache=packages, client=identity))
+        folders.append(folder)
+    return folders
+
+
+def build_lake(lake, folders) -> dict:
+    """The first folder's captures and attempts, then only the attempts of
+    the others (a contract is stored once; who saw it is what they add)."""
+    from pipeline.lake.ingest import rows_from_folder, store
+
+    rows, attempts = rows_from_folder(str(folders[0]))
+    counts = store(lake, rows, attempts)
+    for folder in folders[1:]:
+        counts["attempts"] += store(lake, [], rows_from_folder(str(folder))[1])["attempts"]
+    return counts
+
+
+def run_study(servers_file, out, *, work, policy, config, cache=None, offline=False,
+              captures=None, workers=None, command="mcpdelta study") -> dict:
+    """The whole study; ``captures`` (pass folders) skips the capture passes."""
+    from pipeline.lake import Lake, new_batch_id
+    from pipeline.survey import judge_stage
+    from pipeline.survey.diffstage import engine_version, policy_hash, run_diff_stage
+    from pipeline.survey.writeup import write
+
+    work = pathlib.Path(work)
+    if (work / "lake").exists() or (work / "lake-latest").exists():
+        raise InputError(str(work), "holds an earlier study's lakes; give an empty or new --work folder")
+    if config.judges:  # a judge mistake fails before hours of installs
+        from pipeline.judge import load_judges
+
+        load_judges(config)
+    started, clock = dt.datetime.now(dt.timezone.utc), time.perf_counter()
+    timings = {}
+    t = time.perf_counter()
+    if captures:
+        folders = [pathlib.Path(c) for c in captures]
+        for folder in folders:
+            if not (folder / "crawl-log.jsonl").is_file():
+                raise InputError(str(folder), "is not a crawl folder (no crawl-log.jsonl)")
+    else:
+        if not pathlib.Path(servers_file).is_file():
+            raise InputError(str(servers_file), "no such servers file")
+        folders = capture_passes(servers_file, work, cache, offline)
+    timings["capture_s"] = time.perf_counter() - t
+
+    t = time.perf_counter()
+    lakes = {"steps": Lake(str(work / "lake")), "latest": Lake(str(work / "lake-latest"))}
+    for lake in lakes.values():
+        build_lake(lake, folders)
+    stats = {"steps": run_diff_stage(lakes["steps"], policy, mode="consecutive", workers=workers),
+             "latest": run_diff_stage(lakes["latest"], policy, mode="latest", workers=workers)}
+    timings["diff_s"] = time.perf_counter() - t
+    t = time.perf_counter()
+    judged = judge_stage(lakes["steps"], config, engine_version(), policy_hash(policy))
+    timings["judge_s"] = time.perf_counter() - t
+    timings["total_s"] = time.perf_counter() - clock
+
+    engine, policy_id = engine_version(), policy_hash(policy)
+    summary = {"timings": {k: round(v, 1) for k, v in timings.items()},
+               "peak_rss_mib": _peak_mib(resource.RUSAGE_SELF),
+               "child_peak_rss_mib": _peak_mib(resource.RUSAGE_CHILDREN),
+               "engine": engine, "policy": policy_id, "command": command,
+               "pairs": {k: v["pairs"] for k, v in stats.items()},
+               "errors": {k: v["errors"] for k, v in stats.items()},
+               "judged": judged.get("judged", 0)}
+    lakes["steps"].append("runs", [{
+        "run_id": uuid.uuid4().hex, "started_at": started,
+        "finished_at": dt.datetime.now(dt.timezone.utc), "user": None,
+        "host": socket.gethostname(), "command": "study", "servers": None, "captures": None,
+        "pairs": stats["steps"]["pairs"], "pairs_diffed": stats["steps"]["pairs_diffed"],
+        "pairs_cached": stats["steps"]["pairs_cached"], "errors": stats["steps"]["errors"],
+        "summary_json": json.dumps(summary, sort_keys=True)}], new_batch_id())
+
+    facts = write(lakes["steps"].connect(engine, policy_id), lakes["latest"].connect(engine, policy_id),
+                  pathlib.Path(out), servers_file=servers_file)
+    summary["readme"] = str(facts["readme"])
+    return summary
+
+
+def _peak_mib(who) -> int:
+    return round(resource.getrusage(who).ru_maxrss / 1024)  # KiB on Linux

@@ -1,0 +1,498 @@
+"""The study's write-up: DIR/README.md and its figures.
+
+Every number in the text is a value a query under ``sql/study/`` (or
+``sql/``) returned on the study's lakes; this module only lays them out.
+The prose around them says how they were made and never counts anything
+itself, so the test that runs each query on a small slice covers every
+figure the page can show.
+"""
+
+import json
+import os
+import pathlib
+import re
+
+from pipeline.survey.report import ALL_PLOTS, PLOTS, gather, query, render, save_png
+
+# queries that later queries read as views, created in this order
+VIEWS = ("study/failures", "study/step_breaks", "study/to_latest")
+PUBLISHED = "the published 66-pair backtest"
+
+
+def study_connection(con):
+    """``con`` with the study's intermediate queries as views."""
+    from pipeline.survey.report import SQL
+
+    for name in VIEWS:
+        view = name.rsplit("/", 1)[-1]
+        con.execute(f"CREATE OR REPLACE VIEW {view} AS\n" + (SQL / f"{name}.sql").read_text())
+    return con
+
+
+def counted_only(con):
+    """``con`` with ``changes`` and ``pairs`` narrowed to the counted release
+    steps, so the figures (drawn by the general queries the notebooks use)
+    show what the tables count."""
+    con.execute("CREATE TABLE counted_pairs AS "
+                "SELECT server_id, old_digest, new_digest FROM release_steps WHERE counted")
+    for table in ("changes", "pairs"):
+        con.execute(f"ALTER VIEW {table} RENAME TO _uncounted_{table}")
+        con.execute(f"CREATE VIEW {table} AS SELECT t.* FROM _uncounted_{table} t SEMI JOIN counted_pairs k "
+                    "ON k.server_id = t.server_id AND k.old_digest = t.old_digest "
+                    "AND k.new_digest = t.new_digest")
+    return con
+
+
+def gather_study(steps, latest) -> dict:
+    """Every query's rows: ``steps`` is the consecutive-steps lake, ``latest``
+    the each-release-to-latest lake (both DuckDB connections)."""
+    study_connection(steps)
+    study_connection(latest)
+    rows = {name: query(steps, f"study/{name}") for name in (
+        "coverage", "failures", "failure_reasons", "steps_by_server", "release_table", "step_breaks",
+        "rules", "honesty", "break_examples", "backtest", "notes", "run")}
+    for name in ("to_latest", "to_latest_summary"):
+        rows[name] = query(latest, f"study/{name}")
+    return rows
+
+
+def write(steps, latest, out, servers_file) -> dict:
+    """README.md and one PNG per figure into ``out``; return the facts."""
+    out.mkdir(parents=True, exist_ok=True)
+    rows = gather_study(steps, latest)
+    facts = gather(counted_only(steps), ALL_PLOTS)
+    figures = []
+    for name in ALL_PLOTS:
+        save_png(render(name, facts), out / f"{name}.png")
+        figures.append(name)
+    text = readme(rows, figures, servers_file)
+    temporary = out / ".README.md.tmp"
+    temporary.write_text(text, encoding="utf-8")
+    os.replace(temporary, out / "README.md")
+    return {"rows": rows, "readme": out / "README.md", "figures": figures}
+
+
+# --- the page ---------------------------------------------------------------
+
+def readme(rows, figures, servers_file) -> str:
+    total = _total(rows["coverage"])
+    steps = _total(rows["steps_by_server"])
+    run = rows["run"][0] if rows["run"] else {}
+    parts = [_header(run, servers_file), _summary(rows, total, steps), _method(rows),
+             _coverage(rows, total), _per_server(rows, steps), _honesty(rows), _upgrades(rows),
+             _instructive(rows), _rules(rows), _backtest(rows), _figures(figures),
+             _confidence(rows, total, steps), _releases(rows)]
+    return "\n\n".join(p.strip("\n") for p in parts) + "\n"
+
+
+def _header(run, servers_file) -> str:
+    env = _environment(servers_file)
+    command = run.get("command") or "mcpdelta study"
+    timing = ""
+    if run:
+        timing = (f"The run this page comes from: {run['started_at']:%Y-%m-%d %H:%M} UTC on `{run['host']}`, "
+                  f"{_n(run['total_s'])} s wall time before the write-up (capture passes "
+                  f"{_n(run['capture_s'])} s, diffs {_n(run['diff_s'])} s, judges {_n(run['judge_s'])} s); "
+                  f"peak memory {run['peak_rss_mib']} MiB in the study process and "
+                  f"{run['child_peak_rss_mib']} MiB in its largest child process (an install, a server or "
+                  f"a diff worker). Engine `{run['engine']}`, policy `{run['policy']}`.")
+    return f"""# How often the reference MCP servers broke their callers
+
+Regenerate this whole directory from nothing (a fresh clone, an empty
+package cache; the installs need the npm and PyPI registries):
+
+```sh
+python3 -m venv .venv && .venv/bin/pip install -e '.[dev]' && \\
+  {env}.venv/bin/{command}
+```
+
+{timing}
+
+Every number below is the answer of a query under `sql/study/` (named
+beside each table) on the study's lakes (kept in the `--work` folder, for
+the notebooks under `notebooks/`); `tests/survey/test_study.py` runs the
+same command and every query on a two-server, three-version slice. The
+figures are drawn by the functions the notebooks use."""
+
+
+def _environment(servers_file) -> str:
+    """Variables the servers file reads (a dummy value: never a real key) and
+    the ones that keep browser downloads out of package installs."""
+    try:
+        text = pathlib.Path(servers_file).read_text(encoding="utf-8")
+    except OSError:
+        text = ""
+    names = sorted(set(re.findall(r"\$\{([A-Z0-9_]+)\}", text)))
+    pairs = [f"{n}=mcpdelta-dummy-not-a-secret" for n in names]
+    pairs += ["PUPPETEER_SKIP_DOWNLOAD=1", "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1"]
+    return " ".join(pairs) + " \\\n  "
+
+
+def _summary(rows, total, steps) -> str:
+    lines = ["## In short", ""]
+    lines.append(f"- {_count(total['attempted'], 'published version')} of "
+                 f"{_count(_servers(rows['coverage']), 'server')} attempted, "
+                 f"{total['captured']} captured, {total['failed']} failed to install or start "
+                 "(every one recorded with its reason).")
+    lines.append(f"- {_count(steps['counted'], 'release step')} counted (each release against the one "
+                 f"before); {steps['changed']} changed the contract and {steps['breaking_steps']} broke a "
+                 f"caller ({_pct(steps['breaking_steps_pct'])} of the steps), with "
+                 f"{_count(steps['breaking'], 'breaking change')}, {steps['witnessed']} of them "
+                 f"({_pct(steps['witnessed_pct'])}) proved by a witness: a concrete call the new server "
+                 "rejects or a result the old caller cannot read.")
+    if steps["schemaless"]:
+        lines.append(f"- {_count(steps['schemaless'], 'step')} not counted because a side's input schemas "
+                     f"came out empty: {_count(total['schemaless'], 'release')} did, "
+                     f"{total['schemaless_dated_late']} of them dated by the registry after a later "
+                     "release and so installed with newer dependencies than their own (*Coverage*): "
+                     "the flaw the published backtest had, detected rather than counted.")
+    if steps["unstable"]:
+        lines.append(f"- {_count(steps['unstable'], 'step')} not counted because two captures of one of "
+                     "its releases disagreed.")
+    honesty = {(r["scheme"], r["declared"]): r for r in rows["honesty"]}
+    everything = honesty.get((None, None))
+    if everything:
+        lines.append(f"- Version numbers: {everything['breaking_dishonest']} counted steps broke a caller "
+                     "under a bump that, by its scheme's rules, promised compatibility; read literally, "
+                     f"{everything['quiet_breaks']} of {everything['semver_steps']} semver-numbered steps "
+                     f"({_pct(everything['quiet_breaks_pct'])}, 1 in {_n(everything['quiet_one_in'])}) "
+                     "shipped a break while only the minor or patch number moved (*Semver honesty*).")
+    upgrade = _total(rows["to_latest_summary"])
+    if upgrade and upgrade["releases"]:
+        lines.append(f"- Upgrading straight to the latest release breaks a caller from "
+                     f"{upgrade['breaking_upgrades']} of {upgrade['releases']} earlier releases.")
+    return "\n".join(lines)
+
+
+def _method(rows) -> str:
+    return f"""## Method
+
+- **Which servers, which versions.** The servers file (`{_servers_note(rows)}`) names each
+  server as an npm or PyPI package and asks for every stable version the
+  registry serves. Each version is installed into its own folder *as it
+  resolved on its publish date* (npm `--before`, pip `--uploaded-prior-to`,
+  both set to the publish time the registry gives), so a release runs with
+  the dependencies its users got, not with today's. The date each install
+  was pinned to is in *Every release* below. The registry's date can be
+  wrong (a re-upload dates an old release after its successors); such
+  releases are marked *dated late*, and those whose input schemas came out
+  empty (*schemaless*) are shown but never counted.
+- **Capture.** The crawler starts each version over stdio, sends
+  `initialize`, and lists tools, prompts, resources and resource templates,
+  following every page (a server that lies about pagination is caught).
+  Servers that refuse to start without a key get a dummy value from the
+  environment, never a real secret.
+- **Two passes.** Pass B repeats every capture offline from pass A's
+  package cache under a second client identity
+  (`{_second_pass()}`). A version whose two captures differ is
+  *unstable*: its steps are listed, flagged, and never counted.
+- **Steps.** Releases are ordered as semver where they parse. Each counted
+  step is one release against the release before it; a step whose two
+  contracts are byte-for-byte the same contract counts with no change.
+  Separately, each release is compared with the server's latest.
+- **Classification.** `mcpdelta`'s engine classifies every change with a
+  rule and a severity: input schemas contravariant, output schemas
+  covariant, prose classified, anything unmodelled reported as BREAKING.
+  Notation (`$schema`, `definitions` vs `$defs`, boolean vs numeric
+  exclusive bounds, inlined `$ref`) is normalised first and reported once,
+  as `*.dialect.changed`, never as a break. Each BREAKING schema change is
+  checked by a witness: a value found by search and confirmed by a JSON
+  Schema validator to pass one side and fail the other.
+- **Judges.** If the config names LLM judges, they add advisory notes to
+  prose changes; a note never changes a severity
+  ({_notes_line(rows)})."""
+
+
+def _second_pass() -> str:
+    from pipeline.survey.study import SECOND_PASS
+
+    return f"{SECOND_PASS['name']}/{SECOND_PASS['version']}"
+
+
+def _servers_note(rows) -> str:
+    return "data/servers/reference.yaml" if _servers(rows["coverage"]) else "servers file"
+
+
+def _notes_line(rows) -> str:
+    if not rows["notes"]:
+        return "no judge was configured for this run"
+    return "; ".join(f"{r['judge']}: {_count(r['notes'], 'note')}, {r['security_relevant']} "
+                     "security-relevant" for r in rows["notes"])
+
+
+def _coverage(rows, total) -> str:
+    lines = ["## Coverage", "", "`coverage.sql`: per server, the versions the capture passes attempted. "
+             "*Schemaless*: most tools' input schemas came out empty; *dated late*: the registry dates "
+             "the release after a higher version, so its install resolved dependencies newer than the "
+             "release's own (the last column: both).", "",
+             "| Server | Attempted | Captured | Failed | Passes | Confirmed by both | Disagree | "
+             "Schemaless | Dated late | Both | Published |",
+             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
+    for r in rows["coverage"]:
+        name = f"**all {_servers(rows['coverage'])}**" if r["server_id"] is None else r["server_id"]
+        lines.append(f"| {name} | {r['attempted']} | {r['captured']} | {r['failed']} | {r['passes']} | "
+                     f"{r['confirmed']} | {r['disagree']} | {r['schemaless']} | {r['dated_late']} | "
+                     f"{r['schemaless_dated_late']} | {_day(r['first_published'])} to "
+                     f"{_day(r['last_published'])} |")
+    lines += ["", "Failed versions by reason (`failure_reasons.sql`):", ""]
+    if rows["failure_reasons"]:
+        lines += [f"- `{r['reason']}`: {_count(r['versions'], 'version')} of "
+                  f"{_count(r['servers'], 'server')}" for r in rows["failure_reasons"]]
+        lines += ["", "| Server | Version | Published | Reason | Message |", "| --- | --- | --- | --- | --- |"]
+        lines += [f"| {r['server_id']} | {r['version']} | {_day(r['published_at'])} | `{r['reason']}` | "
+                  f"{_cell(r['error'])} |" for r in rows["failures"]]
+    else:
+        lines.append("- none: every version attempted was captured.")
+    return "\n".join(lines)
+
+
+def _per_server(rows, steps) -> str:
+    lines = ["## Results per server", "",
+             "`steps_by_server.sql`: counted release steps and their unsuppressed changes by severity.",
+             "", "| Server | Releases | Steps counted | Changed | Broke a caller | BREAKING | "
+             "POTENTIALLY_BREAKING | NON_BREAKING | DOCUMENTATION | Witnessed | Not counted: schemaless, "
+             "disagree, not diffed |",
+             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for r in rows["steps_by_server"]:
+        name = "**all**" if r["server_id"] is None else r["server_id"]
+        lines.append(f"| {name} | {r['releases']} | {r['counted']} | {r['changed']} | {r['breaking_steps']} "
+                     f"({_pct(r['breaking_steps_pct'])}) | {r['breaking']} | {r['potentially_breaking']} | "
+                     f"{r['non_breaking']} | {r['documentation']} | {r['witnessed']} | "
+                     f"{r['schemaless']}, {r['unstable']}, {r['not_diffed']} |")
+    return "\n".join(lines)
+
+
+SCHEMES = {
+    "semver": "semver from 1.0.0: a patch or minor bump promises compatibility",
+    "initial": "0.y.z, initial development: read as Cargo reads it (0.y -> 0.y+1 and 0.0.z -> 0.0.z+1 "
+               "may break), the reading the Rust ecosystem's semver study used",
+    "calver": "calendar versions (a year as the major number): the number is a date and promises "
+              "nothing, so these steps are counted apart and never called dishonest",
+    "other": "versions that are not numbers: nothing declared",
+}
+
+
+def _honesty(rows) -> str:
+    lines = ["## Semver honesty", "",
+             "Did the version number admit the break? `honesty.sql`: counted steps by numbering scheme "
+             "and declared bump; *dishonest*: the declared bump is below the grade the changes earned "
+             "(a break needs a major bump, an addition a minor one). *Quiet breaks* read the number "
+             "literally: breaking steps where only the minor or patch number moved, which is what a "
+             "reader of `0.0.41 -> 0.0.42` sees (semver-numbered steps only).", "",
+             "| Scheme | Declared | Steps | Broke a caller | Dishonest | Broke under a compatible bump | "
+             "Quiet breaks |", "| --- | --- | ---: | ---: | ---: | ---: | ---: |"]
+    for r in rows["honesty"]:
+        scheme = "**all**" if r["scheme"] is None else (f"**{r['scheme']}**" if r["declared"] is None
+                                                         else r["scheme"])
+        declared = "" if r["declared"] is None else r["declared"]
+        quiet = (f"{r['quiet_breaks']} of {r['semver_steps']} ({_pct(r['quiet_breaks_pct'])})"
+                 if r["semver_steps"] else "")
+        lines.append(f"| {scheme} | {declared} | {r['steps']} | {r['breaking_steps']} | {r['dishonest']} | "
+                     f"{r['breaking_dishonest']} ({_pct(r['breaking_dishonest_pct'])}) | {quiet} |")
+    seen = [r["scheme"] for r in rows["honesty"] if r["scheme"] and r["declared"] is None]
+    lines += [""] + [f"- *{s}*: {SCHEMES[s]}." for s in seen if s in SCHEMES]
+    if "semver" not in seen and seen:
+        lines += ["", "No counted step is numbered from 1.0.0 on: by semver's own rules these servers "
+                  "never promised compatibility, so a caller cannot read safety from their version "
+                  "numbers and has only the contract to go on."]
+    return "\n".join(lines)
+
+
+def _upgrades(rows) -> str:
+    lines = ["## Upgrading to the latest release", "",
+             "`to_latest_summary.sql`: each earlier release diffed against its server's latest "
+             "(`to_latest.sql` per release, in *Every release*): what a caller written against that "
+             "release meets when it upgrades straight to today's server.", "",
+             "| Server | Earlier releases counted | Upgrade breaks a caller | Not counted | "
+             "Breaking changes, first release to latest |", "| --- | ---: | ---: | ---: | ---: |"]
+    for r in rows["to_latest_summary"]:
+        name = "**all**" if r["server_id"] is None else r["server_id"]
+        first = "" if r["breaking_from_first"] is None else r["breaking_from_first"]
+        lines.append(f"| {name} | {r['releases']} | {r['breaking_upgrades']} | {r['not_counted']} | {first} |")
+    return "\n".join(lines)
+
+
+def five_breaks(examples, limit=5) -> list:
+    """The first ``limit`` ranked examples (break_examples.sql) whose rules
+    and servers are all different."""
+    chosen, rules, servers = [], set(), set()
+    for r in examples:
+        if r["rule"] not in rules and r["server_id"] not in servers:
+            chosen.append(r)
+            rules.add(r["rule"])
+            servers.add(r["server_id"])
+            if len(chosen) == limit:
+                break
+    return chosen
+
+
+def _instructive(rows) -> str:
+    lines = ["## The five most instructive breaks", "",
+             "`break_examples.sql`: the rules that broke the most servers, each shown by its best "
+             "example (a witnessed break under the quietest version bump first), five different rules "
+             "on five different servers where the data allows. A rule many servers trip over is a "
+             "mistake the next server will repeat."]
+    chosen = five_breaks(rows["break_examples"])
+    if not chosen:
+        return "\n".join(lines + ["", "No breaking change was found."])
+    for i, r in enumerate(chosen, 1):
+        lines += ["", f"{i}. **{r['server_id']} {r['old_version']} -> {r['new_version']}** "
+                      f"(declared {r['declared']}, {r['bumped']} number moved): `{r['rule']}` on "
+                      f"`{r['entity'] or '(server)'}` at `{r['path']}`; this rule broke "
+                      f"{_count(r['rule_servers'], 'server')} ({_count(r['rule_changes'], 'change')}).",
+                  f"   {_cell(r['message'], 400)}"]
+        lines.append(f"   Witness: {_witness(r['witness_json'])}." if r["witness_json"]
+                     else f"   No witness: {_cell(r['witness_note'] or 'none recorded', 400)}.")
+    return "\n".join(lines)
+
+
+def _rules(rows, top=25) -> str:
+    lines = ["## Which rules fired", "",
+             f"`rules.sql`: unsuppressed changes per rule over counted steps (the {top} most frequent; "
+             "`rule_frequencies.png` draws them).", "",
+             "| Rule | Severity | Changes | Steps | Servers | Witnessed |", "| --- | --- | ---: | ---: | ---: | ---: |"]
+    lines += [f"| `{r['rule']}` | {r['severity']} | {r['changes']} | {r['steps']} | {r['servers']} | "
+              f"{r['witnessed'] if r['severity'] == 'BREAKING' else ''} |" for r in rows["rules"][:top]]
+    return "\n".join(lines)
+
+
+def _backtest(rows) -> str:
+    b, total = rows["backtest"][0], _total(rows["coverage"])
+    return f"""## Compared with {PUBLISHED}
+
+The only published backtest of this kind (a hash-pinning tool's run over
+four `@modelcontextprotocol/server-*` packages) reported 66 consecutive
+version pairs, 140 findings and 43 of them "breaking" (its figures, quoted).
+`backtest.sql`, our way, over the
+{_count(b['packages'], '`@modelcontextprotocol/server-*` package')} surveyed
+here: {_count(b['steps'], 'consecutive step')}, {b['changed']} with different
+contracts, {_count(b['findings'], 'finding')}, {b['breaking']} graded BREAKING
+in {_count(b['breaking_steps'], 'step')}, and {_count(b['dialect_changes'], 'notation change')}
+reported as `*.dialect.changed` instead of as breaks. The numbers differ by
+method, not by luck:
+
+- **Dependencies as of the release.** The backtest installed old versions
+  with today's dependencies, so several served schemas emptied by a newer
+  zod; here every version is installed as it resolved on its publish
+  date. Where the registry's date is itself late, the same emptying shows
+  ({_count(total['schemaless'], 'schemaless release')} here, {total['schemaless_dated_late']} of them
+  dated late): those releases are detected and their steps not counted.
+- **Resources are resources.** The backtest parsed paged resources as
+  tools; here each list is read by its own method and every page followed.
+- **Notation is not a break.** The backtest counted `$schema` and
+  serialisation changes as breaking; here notation is normalised and
+  reported once per schema, never as BREAKING.
+- **Counting.** The backtest's total was inflated by an output-counting
+  bug; here a finding is one row per rule and JSON pointer, the same
+  change reported once, and every count is a query over those rows.
+- **Scope.** Its four packages are not named here; our figure covers every
+  `server-*` package in the servers file at every version the registry
+  serves, and a step with identical contracts counts (with no finding).
+- **Confidence.** Each BREAKING schema change here carries a witness or
+  the reason there is none, and a version whose two captures disagree is
+  not counted."""
+
+
+def _figures(figures) -> str:
+    lines = ["## Figures", "", "The counted release steps, drawn by the functions the notebooks call "
+             "(`pipeline/survey/report.py`)."]
+    for name in figures:
+        lines += ["", f"### {PLOTS[name].title}", "", f"![{PLOTS[name].title}]({name}.png)"]
+    return "\n".join(lines)
+
+
+def _confidence(rows, total, steps) -> str:
+    return f"""## How sure we are
+
+- **Captures**: {total['confirmed']} of {total['captured']} captured versions were
+  captured identically by both passes; {total['disagree']} disagreed.
+- **Breaks**: {steps['witnessed']} of {steps['breaking']} breaking changes
+  ({_pct(steps['witnessed_pct'])}) carry a witness confirmed by a JSON Schema
+  validator; the rest are removals (a tool, a prompt, a capability) or
+  changes a schema value cannot show, each with its reason in *Every release*.
+- **Not seen**: the crawler declares no client capabilities, so tools a
+  server lists only to clients that support elicitation or sampling are not
+  captured; a server that needs a real key to list its tools lists what it
+  shows with a dummy one.
+- **Judges**: {_notes_line(rows)}."""
+
+
+def _releases(rows) -> str:
+    lines = ["## Every release", "",
+             "Per server: `release_table.sql` (each release against the one before; *published*: the "
+             "date the install was pinned to), then `step_breaks.sql` (each breaking change with its "
+             "rule, entity and witness) and `to_latest.sql` (each release against the latest)."]
+    breaks, latest = {}, {}
+    for r in rows["step_breaks"]:
+        breaks.setdefault(r["server_id"], []).append(r)
+    for r in rows["to_latest"]:
+        latest.setdefault(r["server_id"], []).append(r)
+    by_server = {}
+    for r in rows["release_table"]:
+        by_server.setdefault(r["server_id"], []).append(r)
+    for server, steps in by_server.items():
+        lines += ["", f"<details><summary><b>{server}</b></summary>", "",
+                  "| From | To | Published | Declared | Earned | BREAKING | POT. | NON | DOC | Witnessed | Note |",
+                  "| --- | --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- |"]
+        for s in steps:
+            note = ("not counted: captures disagree" if s["unstable"] else
+                    "not counted: schemaless" if s["schemaless"] else
+                    f"not diffed: {_cell(s['error'])}" if not s["diffed"] else
+                    "same contract" if s["identical"] else "")
+            lines.append(f"| {s['old_version']} | {s['new_version']} | {_day(s['published_at'])} | "
+                         f"{s['declared']} | {s['grade'] or ''} | {s['breaking']} | {s['potentially_breaking']} | "
+                         f"{s['non_breaking']} | {s['documentation']} | {s['witnessed']} | {note} |")
+        if breaks.get(server):
+            lines += ["", "| From | To | Rule | Entity | Path | Witness |", "| --- | --- | --- | --- | --- | --- |"]
+            lines += [f"| {b['old_version']} | {b['new_version']} | `{b['rule']}` | {_cell(b['entity'] or '(server)')} | "
+                      f"`{_cell(b['path'])}` | {_witness(b['witness_json']) if b['witness_json'] else _cell(b['witness_note'] or '')} |"
+                      for b in breaks[server]]
+        if latest.get(server):
+            lines += ["", "| Release | Against | Changes | BREAKING | Note |", "| --- | --- | ---: | ---: | --- |"]
+            lines += [f"| {u['version']} | {u['latest']} | {u['changes']} | {u['breaking']} | "
+                      f"{'not counted' if not u['counted'] else 'same contract' if u['identical'] else ''} |"
+                      for u in latest[server]]
+        lines += ["", "</details>"]
+    return "\n".join(lines)
+
+
+# --- formatting -------------------------------------------------------------
+
+def _total(table) -> dict:
+    return next((r for r in table if r["server_id"] is None), {})
+
+
+def _servers(coverage) -> int:
+    return sum(1 for r in coverage if r["server_id"] is not None)
+
+
+def _count(n, noun) -> str:
+    n = 0 if n is None else n
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s" if not noun.endswith("s") else f"{n} {noun}"
+
+
+def _n(value) -> str:
+    if value is None:
+        return "0"
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def _pct(value) -> str:
+    return "n/a" if value is None else f"{float(value):g} %"
+
+
+def _day(value) -> str:
+    return "" if value is None else f"{value:%Y-%m-%d}"
+
+
+def _cell(text, limit=160) -> str:
+    text = " ".join(str(text or "").split()).replace("|", "\\|")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _witness(witness_json, limit=120) -> str:
+    witness = json.loads(witness_json)
+    value = json.dumps(witness.get("value"), ensure_ascii=False, sort_keys=True)
+    if len(value) > limit:
+        value = value[: limit - 1] + "…"
+    return f"{witness.get('kind', 'value')} `{value.replace('|', '¦')}`"

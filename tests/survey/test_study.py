@@ -1,0 +1,232 @@
+"""``mcpdelta study`` end to end on a two-server slice (tests/survey/slice).
+
+The slice is captured for real (a raw stdio server replaying manifests,
+two passes), surveyed, and written up; each query under ``sql/study/`` is
+then checked against what the slice's manifests say, worked out by hand
+in servers.yaml's header:
+
+server-alpha 1.0.0 -> 1.1.0: ``search`` gains a required ``region``
+  (BREAKING, witnessed) under a minor bump, and serverInfo.version moves
+  (DOCUMENTATION); 1.1.0 -> 2.0.0: ``delete`` removed (BREAKING, no witness:
+  not a schema change) under a major bump, plus the version (DOCUMENTATION).
+beta 2025.1.1 -> 2025.2.1: ``city`` gains maxLength 50 (BREAKING, witnessed)
+  plus the version; 2025.3.1 answers pass B with an extra tool, so it is
+  unstable and its step is not counted; 2025.4.1 cannot start.
+"""
+
+import datetime as dt
+import json
+import os
+import subprocess
+
+import pytest
+
+from pipeline.engine.policy import Policy
+from pipeline.lake import Lake
+from pipeline.lake.ingest import attempt_row, capture_row, store
+from pipeline.survey.diffstage import engine_version, policy_hash, run_diff_stage
+from pipeline.survey.report import SQL
+from pipeline.survey.writeup import five_breaks, gather_study
+from tests.conftest import ROOT
+
+SLICE = ROOT / "tests" / "survey" / "slice"
+MCPDELTA = str(ROOT / ".venv" / "bin" / "mcpdelta") if (ROOT / ".venv" / "bin" / "mcpdelta").exists() else "mcpdelta"
+
+
+@pytest.fixture(scope="module")
+def study(tmp_path_factory):
+    base = tmp_path_factory.mktemp("study")
+    run = subprocess.run([MCPDELTA, "study", str(SLICE / "servers.yaml"), "--out", str(base / "out"),
+                          "--work", str(base / "work"), "--cache", str(base / "cache"), "--format", "json"],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    summary = json.loads(run.stdout)
+    scope = engine_version(), policy_hash(Policy())
+    steps = Lake(str(base / "work" / "lake")).connect(*scope)
+    latest = Lake(str(base / "work" / "lake-latest")).connect(*scope)
+    return {"summary": summary, "rows": gather_study(steps, latest), "out": base / "out",
+            "readme": (base / "out" / "README.md").read_text()}
+
+
+def by_server(rows):
+    return {r["server_id"]: r for r in rows}
+
+
+def test_every_study_query_is_run_by_the_write_up(study):
+    on_disk = {p.stem for p in (SQL / "study").glob("*.sql")}
+    assert on_disk == set(study["rows"])
+
+
+def test_coverage_counts_versions_passes_failures_and_disagreements(study):
+    cov = by_server(study["rows"]["coverage"])
+    alpha, beta, total = cov["server-alpha"], cov["beta"], cov[None]
+    assert (alpha["attempted"], alpha["captured"], alpha["failed"]) == (3, 3, 0)
+    assert (alpha["passes"], alpha["confirmed"], alpha["disagree"]) == (2, 3, 0)
+    assert (beta["attempted"], beta["captured"], beta["failed"]) == (4, 3, 1)
+    assert (beta["passes"], beta["confirmed"], beta["disagree"]) == (2, 2, 1)
+    assert (total["attempted"], total["captured"], total["failed"], total["confirmed"], total["disagree"]) \
+        == (7, 6, 1, 5, 1)
+    assert (total["schemaless"], total["dated_late"]) == (0, 0)  # local servers: no publish dates
+
+
+def test_a_version_that_cannot_start_is_a_failure_with_its_reason(study):
+    [failure] = study["rows"]["failures"]
+    assert (failure["server_id"], failure["version"], failure["reason"]) == ("beta", "2025.4.1", "server_exited")
+    assert "cannot start" in failure["error"]
+    assert study["rows"]["failure_reasons"] == [{"reason": "server_exited", "versions": 1, "servers": 1}]
+
+
+def test_steps_are_counted_only_when_both_captures_agree(study):
+    steps = by_server(study["rows"]["steps_by_server"])
+    alpha, beta, total = steps["server-alpha"], steps["beta"], steps[None]
+    assert (alpha["releases"], alpha["steps"], alpha["counted"], alpha["changed"]) == (3, 2, 2, 2)
+    assert (alpha["breaking_steps"], alpha["breaking"], alpha["witnessed"], alpha["documentation"]) == (2, 2, 1, 2)
+    assert (beta["releases"], beta["steps"], beta["counted"], beta["unstable"]) == (3, 2, 1, 1)
+    assert (beta["breaking_steps"], beta["breaking"], beta["witnessed"], beta["documentation"]) == (1, 1, 1, 1)
+    assert (total["counted"], total["breaking_steps"], total["breaking"], total["witnessed"]) == (3, 3, 3, 2)
+    assert float(total["breaking_steps_pct"]) == 100.0
+    assert float(total["witnessed_pct"]) == pytest.approx(66.7)
+    assert total["potentially_breaking"] == total["non_breaking"] == 0
+
+
+def test_release_table_flags_the_unstable_step(study):
+    table = [(r["server_id"], r["old_version"], r["new_version"], r["declared"], r["grade"], r["counted"])
+             for r in study["rows"]["release_table"]]
+    assert table == [
+        ("beta", "2025.1.1", "2025.2.1", "calver", "major", True),
+        ("beta", "2025.2.1", "2025.3.1", "calver", "patch", False),  # only the version moved in pass A
+        ("server-alpha", "1.0.0", "1.1.0", "minor", "major", True),
+        ("server-alpha", "1.1.0", "2.0.0", "major", "major", True),
+    ]
+
+
+def test_step_breaks_carry_rule_entity_and_witness(study):
+    breaks = [(b["server_id"], b["new_version"], b["rule"], b["entity"], bool(b["witness_json"]))
+              for b in study["rows"]["step_breaks"]]
+    assert breaks == [
+        ("beta", "2025.2.1", "tool.input.constraint.tightened", "forecast", True),
+        ("server-alpha", "1.1.0", "tool.input.property.addedRequired", "search", True),
+        ("server-alpha", "2.0.0", "tool.removed", "delete", False),
+    ]
+    witness = json.loads(study["rows"]["step_breaks"][1]["witness_json"])
+    assert witness["kind"] == "rejected" and "region" not in witness["value"]
+
+
+def test_semver_honesty_reads_calver_apart(study):
+    honesty = {(r["scheme"], r["declared"]): r for r in study["rows"]["honesty"]}
+    minor = honesty[("semver", "minor")]
+    assert (minor["steps"], minor["breaking_steps"], minor["breaking_dishonest"], minor["quiet_breaks"]) == (1, 1, 1, 1)
+    major = honesty[("semver", "major")]
+    assert (major["breaking_steps"], major["dishonest"], major["quiet_breaks"]) == (1, 0, 0)
+    calver = honesty[("calver", None)]
+    assert (calver["steps"], calver["breaking_steps"], calver["dishonest"], calver["semver_steps"]) == (1, 1, 0, 0)
+    everything = honesty[(None, None)]
+    assert (everything["steps"], everything["breaking_dishonest"], everything["quiet_breaks"],
+            everything["semver_steps"]) == (3, 1, 1, 2)
+    assert float(everything["breaking_dishonest_pct"]) == pytest.approx(33.3)
+    assert float(everything["quiet_breaks_pct"]) == 50.0 and float(everything["quiet_one_in"]) == 2.0
+
+
+def test_each_release_against_the_latest(study):
+    latest = [(r["server_id"], r["version"], r["latest"], r["breaking"], r["counted"])
+              for r in study["rows"]["to_latest"]]
+    assert latest == [
+        ("beta", "2025.1.1", "2025.3.1", 1, False),   # the latest is unstable
+        ("beta", "2025.2.1", "2025.3.1", 0, False),
+        ("server-alpha", "1.0.0", "2.0.0", 2, True),  # region required, delete removed
+        ("server-alpha", "1.1.0", "2.0.0", 1, True),
+    ]
+    summary = by_server(study["rows"]["to_latest_summary"])
+    assert (summary[None]["releases"], summary[None]["breaking_upgrades"], summary[None]["not_counted"],
+            summary[None]["breaking_from_first"]) == (2, 2, 2, 2)
+    assert summary["beta"]["breaking_from_first"] is None
+
+
+def test_rules_count_counted_steps_only(study):
+    rules = {(r["rule"], r["severity"]): (r["changes"], r["steps"], r["servers"]) for r in study["rows"]["rules"]}
+    assert rules == {
+        ("server.identity.changed", "DOCUMENTATION"): (3, 3, 2),
+        ("tool.input.constraint.tightened", "BREAKING"): (1, 1, 1),
+        ("tool.input.property.addedRequired", "BREAKING"): (1, 1, 1),
+        ("tool.removed", "BREAKING"): (1, 1, 1),
+    }
+
+
+def test_five_breaks_are_distinct_in_rule_and_server(study):
+    examples = study["rows"]["break_examples"]
+    assert [e["rule"] for e in examples] == [  # one server each: ties fall to the rule's name
+        "tool.input.constraint.tightened", "tool.input.property.addedRequired", "tool.removed"]
+    chosen = five_breaks(examples)
+    assert [(c["server_id"], c["rule"]) for c in chosen] == [
+        ("beta", "tool.input.constraint.tightened"), ("server-alpha", "tool.input.property.addedRequired")]
+
+
+def test_backtest_figures_cover_the_server_packages(study):
+    [b] = study["rows"]["backtest"]
+    assert (b["packages"], b["steps"], b["changed"], b["findings"], b["breaking"], b["breaking_steps"],
+            b["dialect_changes"]) == (1, 2, 2, 4, 2, 2, 0)
+
+
+def test_the_run_records_its_cost_and_no_judge_notes(study):
+    [run] = study["rows"]["run"]
+    assert run["command"].startswith("mcpdelta study ") and run["total_s"] >= run["diff_s"] > 0
+    assert run["peak_rss_mib"] > 0
+    assert study["rows"]["notes"] == []
+
+
+def test_the_readme_states_the_slice_numbers(study):
+    text = study["readme"]
+    assert text.splitlines()[0].startswith("# ")
+    assert "mcpdelta study " in text.split("## In short")[0]  # the command at the top
+    assert "- 7 published versions of 2 servers attempted, 6 captured, 1 failed" in text
+    assert "3 release steps counted" in text and "3 broke a caller (100 % of the steps)" in text
+    assert "1 step not counted because two captures of one of its releases disagreed" in text
+    assert "read literally, 1 of 2 semver-numbered steps (50 %, 1 in 2) shipped a break" in text
+    assert "| beta | 2025.4.1 |  | `server_exited` |" in text
+    assert "1. **beta 2025.2.1 -> 2025.3.1**" not in text
+    assert "1. **beta 2025.1.1 -> 2025.2.1** (declared calver" in text
+    for figure in ("rule_frequencies", "semver_honesty", "server_timeline"):
+        assert (study["out"] / f"{figure}.png").stat().st_size > 1000
+        assert f"]({figure}.png)" in text
+
+
+def test_schemaless_and_dated_late_releases_are_shown_not_counted(tmp_path):
+    """A release whose tools' input schemas came out empty (what a newer zod
+    serves) is flagged schemaless; one the registry dates after a higher
+    version is dated late; a step touching a schemaless release is not
+    counted."""
+    lake = Lake(str(tmp_path / "lake"))
+    day = dt.datetime(2025, 1, 1, tzinfo=dt.timezone.utc)
+    full = {"type": "object", "properties": {"q": {"type": "string"}}}
+    contracts = {  # version: (input schema of both tools, publish date)
+        "0.1.0": (full, day),
+        "0.2.0": ({"$schema": "http://json-schema.org/draft-07/schema#"}, day + dt.timedelta(days=300)),
+        "0.3.0": (full, day + dt.timedelta(days=10)),
+    }
+    rows, attempts = [], []
+    for version, (schema, published) in contracts.items():
+        tools = [{"name": n, "inputSchema": schema} for n in ("a", "b")]
+        row = capture_row("s", version, json.dumps({"tools": tools}), source="test", captured_at=day)
+        rows.append(row)
+        attempts.append(attempt_row({"id": "s", "version": version, "ok": True, "captured_at": day.isoformat(),
+                                     "published_at": published.isoformat(), "client": {"name": "c", "version": "1"}},
+                                    row["manifest_digest"], "test"))
+    store(lake, rows, attempts)
+    run_diff_stage(lake, Policy(), workers=1)
+    con = lake.connect(engine_version(), policy_hash(Policy()))
+    releases = con.execute("SELECT version, schemaless, dated_late FROM releases ORDER BY position").fetchall()
+    assert releases == [("0.1.0", False, False), ("0.2.0", True, True), ("0.3.0", False, False)]
+    steps = con.execute("SELECT new_version, schemaless, counted FROM release_steps ORDER BY position").fetchall()
+    assert steps == [("0.2.0", True, False), ("0.3.0", True, False)]
+
+
+def test_study_mistakes_are_one_line_errors(tmp_path):
+    missing = subprocess.run([MCPDELTA, "study", str(tmp_path / "nope.yaml"), "--out", str(tmp_path / "o"),
+                              "--work", str(tmp_path / "w")], capture_output=True, text=True)
+    assert missing.returncode == 2 and "nope.yaml" in missing.stderr
+    assert len(missing.stderr.strip().splitlines()) == 1
+    (tmp_path / "used" / "lake").mkdir(parents=True)
+    reused = subprocess.run([MCPDELTA, "study", str(SLICE / "servers.yaml"), "--out", str(tmp_path / "o"),
+                             "--work", str(tmp_path / "used")], capture_output=True, text=True)
+    assert reused.returncode == 2 and "earlier study" in reused.stderr
+    assert not os.path.exists(tmp_path / "o")
