@@ -124,7 +124,8 @@ def _environment(servers_file) -> str:
         text = ""
     names = sorted(set(re.findall(r"\$\{([A-Z0-9_]+)\}", text)))
     pairs = [f"{n}=mcpdelta-dummy-not-a-secret" for n in names]
-    pairs += ["PUPPETEER_SKIP_DOWNLOAD=1", "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1"]
+    pairs += ["PUPPETEER_SKIP_DOWNLOAD=1", "PUPPETEER_SKIP_CHROMIUM_DOWNLOAD=1",
+              "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1"]
     return " ".join(pairs) + " \\\n  "
 
 
