@@ -13,7 +13,7 @@
 --   calver (a year as the major number: the version is a date and promises
 --   nothing), other (not a number). declared: the bump the version number
 --   announces, read as Cargo reads semver (0.y -> 0.y+1 and 0.0.z -> 0.0.z+1
---   are major); calver and other steps declare nothing.
+--   are major, 0.y.z -> 0.y.z+1 minor); calver and other steps declare nothing.
 -- bumped: the number that moved (major, minor, patch), whatever the scheme
 --   promises: what a reader of the version sees.
 -- honest: the declared bump is at least the grade the changes earned; null
@@ -31,6 +31,7 @@ WITH steps AS (
                 WHEN n.major <> o.major THEN 'major'
                 WHEN o.major = 0 AND n.minor IS DISTINCT FROM o.minor THEN 'major'
                 WHEN o.major = 0 AND o.minor = 0 AND n.patch IS DISTINCT FROM o.patch THEN 'major'
+                WHEN o.major = 0 AND n.patch IS DISTINCT FROM o.patch THEN 'minor'
                 WHEN n.minor IS DISTINCT FROM o.minor THEN 'minor'
                 WHEN n.patch IS DISTINCT FROM o.patch THEN 'patch'
                 ELSE 'none' END AS declared,
@@ -40,6 +41,11 @@ WITH steps AS (
                 WHEN n.patch IS DISTINCT FROM o.patch THEN 'patch'
                 ELSE 'none' END AS bumped
     FROM releases n JOIN releases o ON o.server_id = n.server_id AND o.position = n.position - 1
+),
+ledger AS (  -- a pair retried after an error has both rows: the latest success wins
+    SELECT * FROM pairs
+    QUALIFY row_number() OVER (PARTITION BY server_id, old_digest, new_digest
+                               ORDER BY error IS NOT NULL, diffed_at DESC) = 1
 ),
 counted AS (
     SELECT server_id, old_digest, new_digest,
@@ -60,7 +66,7 @@ joined AS (
            coalesce(c.documentation, 0) AS documentation,
            coalesce(c.witnessed, 0) AS witnessed
     FROM steps s
-    LEFT JOIN pairs p ON p.server_id = s.server_id AND p.old_digest = s.old_digest
+    LEFT JOIN ledger p ON p.server_id = s.server_id AND p.old_digest = s.old_digest
                      AND p.new_digest = s.new_digest
     LEFT JOIN counted c ON c.server_id = s.server_id AND c.old_digest = s.old_digest
                        AND c.new_digest = s.new_digest

@@ -67,9 +67,12 @@ def run_study(servers_file, out, *, work, policy, config, cache=None, offline=Fa
     from pipeline.survey.diffstage import engine_version, policy_hash, run_diff_stage
     from pipeline.survey.writeup import write
 
-    work = pathlib.Path(work)
-    if (work / "lake").exists() or (work / "lake-latest").exists():
-        raise InputError(str(work), "holds an earlier study's lakes; give an empty or new --work folder")
+    work, out = pathlib.Path(work), pathlib.Path(out)
+    for folder, flag in ((work, "--work"), (out, "--out")):
+        if folder.exists() and not folder.is_dir():
+            raise InputError(str(folder), f"is a file; {flag} names a folder")
+    # a --work folder used before is resumed: the lakes keep what they hold,
+    # and the diff stage only diffs pairs not in its ledger yet
     if config.judges:  # a judge mistake fails before hours of installs
         from pipeline.judge import load_judges
 
@@ -117,7 +120,7 @@ def run_study(servers_file, out, *, work, policy, config, cache=None, offline=Fa
         "summary_json": json.dumps(summary, sort_keys=True)}], new_batch_id())
 
     facts = write(lakes["steps"].connect(engine, policy_id), lakes["latest"].connect(engine, policy_id),
-                  pathlib.Path(out), servers_file=servers_file)
+                  out, servers_file=servers_file)
     summary["readme"] = str(facts["readme"])
     return summary
 

@@ -78,7 +78,7 @@ def readme(rows, figures, servers_file) -> str:
     total = _total(rows["coverage"])
     steps = _total(rows["steps_by_server"])
     run = rows["run"][0] if rows["run"] else {}
-    parts = [_header(run, servers_file), _summary(rows, total, steps), _method(rows),
+    parts = [_header(run, servers_file), _summary(rows, total, steps), _method(rows, total, servers_file),
              _coverage(rows, total), _per_server(rows, steps), _honesty(rows), _upgrades(rows),
              _instructive(rows), _rules(rows), _backtest(rows), _figures(figures),
              _confidence(rows, total, steps), _releases(rows)]
@@ -132,9 +132,9 @@ def _environment(servers_file) -> str:
 def _summary(rows, total, steps) -> str:
     lines = ["## In short", ""]
     lines.append(f"- {_count(total['attempted'], 'published version')} of "
-                 f"{_count(_servers(rows['coverage']), 'server')} attempted, "
-                 f"{total['captured']} captured, {total['failed']} failed to install or start "
-                 "(every one recorded with its reason).")
+                 f"{_count(total['servers'], 'server')} attempted, "
+                 f"{total['captured']} captured, {total['failed']} could not be captured "
+                 "(each recorded with its reason).")
     lines.append(f"- {_count(steps['counted'], 'release step')} counted (each release against the one "
                  f"before); {steps['changed']} changed the contract and {steps['breaking_steps']} broke a "
                  f"caller ({_pct(steps['breaking_steps_pct'])} of the steps), with "
@@ -165,10 +165,19 @@ def _summary(rows, total, steps) -> str:
     return "\n".join(lines)
 
 
-def _method(rows) -> str:
+def _method(rows, total, servers_file) -> str:
+    if total.get("passes", 0) >= 2:
+        passes = f"""- **Two passes.** Pass B repeats every capture offline from pass A's
+  package cache under a second client identity
+  (`{_second_pass()}`). A version whose two captures differ is
+  *unstable*: its steps are listed, flagged, and never counted."""
+    else:
+        passes = """- **One pass.** These captures were made once (the study was given a
+  single capture folder), so flaky output is not told apart from a release
+  change; *Coverage* shows no version confirmed."""
     return f"""## Method
 
-- **Which servers, which versions.** The servers file (`{_servers_note(rows)}`) names each
+- **Which servers, which versions.** The servers file (`{servers_file}`) names each
   server as an npm or PyPI package and asks for every stable version the
   registry serves. Each version is installed into its own folder *as it
   resolved on its publish date* (npm `--before`, pip `--uploaded-prior-to`,
@@ -183,10 +192,7 @@ def _method(rows) -> str:
   following every page (a server that lies about pagination is caught).
   Servers that refuse to start without a key get a dummy value from the
   environment, never a real secret.
-- **Two passes.** Pass B repeats every capture offline from pass A's
-  package cache under a second client identity
-  (`{_second_pass()}`). A version whose two captures differ is
-  *unstable*: its steps are listed, flagged, and never counted.
+{passes}
 - **Steps.** Releases are ordered as semver where they parse. Each counted
   step is one release against the release before it; a step whose two
   contracts are byte-for-byte the same contract counts with no change.
@@ -210,10 +216,6 @@ def _second_pass() -> str:
     return f"{SECOND_PASS['name']}/{SECOND_PASS['version']}"
 
 
-def _servers_note(rows) -> str:
-    return "data/servers/reference.yaml" if _servers(rows["coverage"]) else "servers file"
-
-
 def _notes_line(rows) -> str:
     if not rows["notes"]:
         return "no judge was configured for this run"
@@ -225,14 +227,15 @@ def _coverage(rows, total) -> str:
     lines = ["## Coverage", "", "`coverage.sql`: per server, the versions the capture passes attempted. "
              "*Schemaless*: most tools' input schemas came out empty; *dated late*: the registry dates "
              "the release after a higher version, so its install resolved dependencies newer than the "
-             "release's own (the last column: both).", "",
+             "release's own (the last column: both). *Unconfirmed*: captured by one pass only.", "",
              "| Server | Attempted | Captured | Failed | Passes | Confirmed by both | Disagree | "
-             "Schemaless | Dated late | Both | Published |",
-             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
+             "Unconfirmed | Schemaless | Dated late | Both | Published |",
+             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
     for r in rows["coverage"]:
-        name = f"**all {_servers(rows['coverage'])}**" if r["server_id"] is None else r["server_id"]
+        name = f"**all {r['servers']}**" if r["server_id"] is None else r["server_id"]
         lines.append(f"| {name} | {r['attempted']} | {r['captured']} | {r['failed']} | {r['passes']} | "
-                     f"{r['confirmed']} | {r['disagree']} | {r['schemaless']} | {r['dated_late']} | "
+                     f"{r['confirmed']} | {r['disagree']} | {r['unconfirmed']} | {r['schemaless']} | "
+                     f"{r['dated_late']} | "
                      f"{r['schemaless_dated_late']} | {_day(r['first_published'])} to "
                      f"{_day(r['last_published'])} |")
     lines += ["", "Failed versions by reason (`failure_reasons.sql`):", ""]
@@ -305,10 +308,13 @@ def _upgrades(rows) -> str:
              "(`to_latest.sql` per release, in *Every release*): what a caller written against that "
              "release meets when it upgrades straight to today's server.", "",
              "| Server | Earlier releases counted | Upgrade breaks a caller | Not counted | "
-             "Breaking changes, first release to latest |", "| --- | ---: | ---: | ---: | ---: |"]
+             "Breaking changes, first release to latest (servers whose first release counts) |",
+             "| --- | ---: | ---: | ---: | ---: |"]
     for r in rows["to_latest_summary"]:
         name = "**all**" if r["server_id"] is None else r["server_id"]
         first = "" if r["breaking_from_first"] is None else r["breaking_from_first"]
+        if r["server_id"] is None and first != "":
+            first = f"{first} ({_count(r['first_counted'], 'server')})"
         lines.append(f"| {name} | {r['releases']} | {r['breaking_upgrades']} | {r['not_counted']} | {first} |")
     return "\n".join(lines)
 
@@ -362,8 +368,9 @@ def _backtest(rows) -> str:
     return f"""## Compared with {PUBLISHED}
 
 The only published backtest of this kind (a hash-pinning tool's run over
-four `@modelcontextprotocol/server-*` packages) reported 66 consecutive
-version pairs, 140 findings and 43 of them "breaking" (its figures, quoted).
+{b['published_packages']} `@modelcontextprotocol/server-*` packages) reported {b['published_pairs']} consecutive
+version pairs, {b['published_findings']} findings and {b['published_breaking']} of them "breaking" (its figures,
+quoted in `backtest.sql`).
 `backtest.sql`, our way, over the
 {_count(b['packages'], '`@modelcontextprotocol/server-*` package')} surveyed
 here: {_count(b['steps'], 'consecutive step')}, {b['changed']} with different
@@ -386,7 +393,7 @@ method, not by luck:
 - **Counting.** The backtest's total was inflated by an output-counting
   bug; here a finding is one row per rule and JSON pointer, the same
   change reported once, and every count is a query over those rows.
-- **Scope.** Its four packages are not named here; our figure covers every
+- **Scope.** Its packages are not named here; our figure covers every
   `server-*` package in the servers file at every version the registry
   serves, and a step with identical contracts counts (with no finding).
 - **Confidence.** Each BREAKING schema change here carries a witness or
@@ -461,10 +468,6 @@ def _releases(rows) -> str:
 
 def _total(table) -> dict:
     return next((r for r in table if r["server_id"] is None), {})
-
-
-def _servers(coverage) -> int:
-    return sum(1 for r in coverage if r["server_id"] is not None)
 
 
 def _count(n, noun) -> str:

@@ -1,26 +1,29 @@
 -- Coverage, per server and (last row, server_id NULL) in all: versions
 -- attempted, captured by at least one pass, failed by every pass (reasons in
--- failures.sql), how many capture passes tried each version, the versions
--- two passes captured identically (confirmed) and the versions whose passes
--- disagree, the captured releases whose input schemas came out empty
+-- failures.sql), how many capture passes (a source and client identity)
+-- tried each version, the versions two passes captured identically
+-- (confirmed), the versions whose passes disagree, the versions captured
+-- once only (unconfirmed: one pass, or the other pass failed), the captured releases whose input schemas came out empty
 -- (schemaless) and those the registry dates after a higher version
 -- (dated_late; both in sql/releases.sql), and the span of publish dates the
 -- installs were pinned to. From the crawl log (`attempts`) and `releases`.
 WITH versions AS (
     SELECT server_id, version, bool_or(ok) AS captured,
-           count(DISTINCT client) AS passes,
-           count(DISTINCT client) FILTER (WHERE ok) AS passes_ok,
+           count(DISTINCT (source, client)) AS passes,
+           count(DISTINCT (source, client)) FILTER (WHERE ok) AS passes_ok,
            count(DISTINCT manifest_digest) FILTER (WHERE ok) AS contracts,
            min(published_at) AS published_at
     FROM attempts GROUP BY server_id, version
 )
 SELECT v.server_id,
+       count(DISTINCT v.server_id) AS servers,
        count(*) AS attempted,
        count(*) FILTER (WHERE v.captured) AS captured,
        count(*) FILTER (WHERE NOT v.captured) AS failed,
        max(v.passes) AS passes,
        count(*) FILTER (WHERE v.passes_ok >= 2 AND v.contracts = 1) AS confirmed,
        count(*) FILTER (WHERE v.contracts > 1) AS disagree,
+       count(*) FILTER (WHERE v.captured AND v.passes_ok < 2) AS unconfirmed,
        count(*) FILTER (WHERE r.schemaless) AS schemaless,
        count(*) FILTER (WHERE r.dated_late) AS dated_late,
        count(*) FILTER (WHERE r.schemaless AND r.dated_late) AS schemaless_dated_late,

@@ -7,6 +7,11 @@
 WITH latest AS (
     SELECT server_id, version, digest, unstable, schemaless FROM releases WHERE latest
 ),
+ledger AS (  -- a pair retried after an error has both rows: the latest success wins
+    SELECT * FROM pairs
+    QUALIFY row_number() OVER (PARTITION BY server_id, old_digest, new_digest
+                               ORDER BY error IS NOT NULL, diffed_at DESC) = 1
+),
 counted AS (
     SELECT server_id, old_digest, new_digest,
            count(*) FILTER (WHERE severity = 'BREAKING') AS breaking,
@@ -23,7 +28,7 @@ SELECT r.server_id, r.position, r.version, l.version AS latest,
        coalesce(c.witnessed, 0) AS witnessed
 FROM releases r
 JOIN latest l ON l.server_id = r.server_id
-LEFT JOIN pairs p ON p.server_id = r.server_id AND p.old_digest = r.digest AND p.new_digest = l.digest
+LEFT JOIN ledger p ON p.server_id = r.server_id AND p.old_digest = r.digest AND p.new_digest = l.digest
 LEFT JOIN counted c ON c.server_id = r.server_id AND c.old_digest = r.digest AND c.new_digest = l.digest
 WHERE NOT r.latest
 ORDER BY r.server_id, r.position

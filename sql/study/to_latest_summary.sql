@@ -8,7 +8,8 @@ SELECT server_id,
        count(*) FILTER (WHERE counted) AS releases,
        count(*) FILTER (WHERE counted AND breaking > 0) AS breaking_upgrades,
        count(*) FILTER (WHERE NOT counted) AS not_counted,
-       sum(breaking) FILTER (WHERE counted AND position = 1) AS breaking_from_first
+       sum(breaking) FILTER (WHERE counted AND position = 1) AS breaking_from_first,
+       count(*) FILTER (WHERE counted AND position = 1) AS first_counted
 FROM to_latest
 GROUP BY ROLLUP (server_id)
 ORDER BY server_id NULLS LAST

@@ -61,11 +61,11 @@ def test_coverage_counts_versions_passes_failures_and_disagreements(study):
     cov = by_server(study["rows"]["coverage"])
     alpha, beta, total = cov["server-alpha"], cov["beta"], cov[None]
     assert (alpha["attempted"], alpha["captured"], alpha["failed"]) == (3, 3, 0)
-    assert (alpha["passes"], alpha["confirmed"], alpha["disagree"]) == (2, 3, 0)
+    assert (alpha["passes"], alpha["confirmed"], alpha["disagree"], alpha["unconfirmed"]) == (2, 3, 0, 0)
     assert (beta["attempted"], beta["captured"], beta["failed"]) == (4, 3, 1)
-    assert (beta["passes"], beta["confirmed"], beta["disagree"]) == (2, 2, 1)
-    assert (total["attempted"], total["captured"], total["failed"], total["confirmed"], total["disagree"]) \
-        == (7, 6, 1, 5, 1)
+    assert (beta["passes"], beta["confirmed"], beta["disagree"], beta["unconfirmed"]) == (2, 2, 1, 0)
+    assert (total["servers"], total["attempted"], total["captured"], total["failed"], total["confirmed"],
+            total["disagree"]) == (2, 7, 6, 1, 5, 1)
     assert (total["schemaless"], total["dated_late"]) == (0, 0)  # local servers: no publish dates
 
 
@@ -169,7 +169,7 @@ def test_backtest_figures_cover_the_server_packages(study):
 
 def test_the_run_records_its_cost_and_no_judge_notes(study):
     [run] = study["rows"]["run"]
-    assert run["command"].startswith("mcpdelta study ") and run["total_s"] >= run["diff_s"] > 0
+    assert run["command"].startswith("mcpdelta study ") and run["total_s"] >= run["diff_s"] >= 0
     assert run["peak_rss_mib"] > 0
     assert study["rows"]["notes"] == []
 
@@ -178,12 +178,14 @@ def test_the_readme_states_the_slice_numbers(study):
     text = study["readme"]
     assert text.splitlines()[0].startswith("# ")
     assert "mcpdelta study " in text.split("## In short")[0]  # the command at the top
-    assert "- 7 published versions of 2 servers attempted, 6 captured, 1 failed" in text
+    assert "- 7 published versions of 2 servers attempted, 6 captured, 1 could not be captured" in text
     assert "3 release steps counted" in text and "3 broke a caller (100 % of the steps)" in text
     assert "1 step not counted because two captures of one of its releases disagreed" in text
     assert "read literally, 1 of 2 semver-numbered steps (50 %, 1 in 2) shipped a break" in text
     assert "| beta | 2025.4.1 |  | `server_exited` |" in text
-    assert "1. **beta 2025.2.1 -> 2025.3.1**" not in text
+    assert "- **Two passes.**" in text and "(`tests/survey/slice/servers.yaml`)" not in text
+    assert f"(`{SLICE / 'servers.yaml'}`)" in text
+    assert "reported 66 consecutive\nversion pairs, 140 findings and 43" in text
     assert "1. **beta 2025.1.1 -> 2025.2.1** (declared calver" in text
     for figure in ("rule_frequencies", "semver_honesty", "server_timeline"):
         assert (study["out"] / f"{figure}.png").stat().st_size > 1000
@@ -202,10 +204,11 @@ def test_schemaless_and_dated_late_releases_are_shown_not_counted(tmp_path):
         "0.1.0": (full, day),
         "0.2.0": ({"$schema": "http://json-schema.org/draft-07/schema#"}, day + dt.timedelta(days=300)),
         "0.3.0": (full, day + dt.timedelta(days=10)),
+        "0.3.1": (full, day + dt.timedelta(days=20)),  # adds tool c: Cargo reads 0.3.0 -> 0.3.1 as minor
     }
     rows, attempts = [], []
     for version, (schema, published) in contracts.items():
-        tools = [{"name": n, "inputSchema": schema} for n in ("a", "b")]
+        tools = [{"name": n, "inputSchema": schema} for n in ("a", "b", "c")[:3 if version == "0.3.1" else 2]]
         row = capture_row("s", version, json.dumps({"tools": tools}), source="test", captured_at=day)
         rows.append(row)
         attempts.append(attempt_row({"id": "s", "version": version, "ok": True, "captured_at": day.isoformat(),
@@ -215,9 +218,20 @@ def test_schemaless_and_dated_late_releases_are_shown_not_counted(tmp_path):
     run_diff_stage(lake, Policy(), workers=1)
     con = lake.connect(engine_version(), policy_hash(Policy()))
     releases = con.execute("SELECT version, schemaless, dated_late FROM releases ORDER BY position").fetchall()
-    assert releases == [("0.1.0", False, False), ("0.2.0", True, True), ("0.3.0", False, False)]
-    steps = con.execute("SELECT new_version, schemaless, counted FROM release_steps ORDER BY position").fetchall()
-    assert steps == [("0.2.0", True, False), ("0.3.0", True, False)]
+    assert releases == [("0.1.0", False, False), ("0.2.0", True, True), ("0.3.0", False, False),
+                        ("0.3.1", False, False)]
+    steps = con.execute("SELECT new_version, schemaless, counted, declared, grade, honest "
+                        "FROM release_steps ORDER BY position").fetchall()
+    assert steps == [("0.2.0", True, False, "major", "major", None), ("0.3.0", True, False, "major", "major", None),
+                     ("0.3.1", False, True, "minor", "minor", True)]
+    # a pair retried after an error keeps both ledger rows; the step is still one step, counted
+    [retried] = con.execute("SELECT * FROM pairs WHERE new_version = '0.3.1'").fetchall()
+    row = dict(zip([d[0] for d in con.description], retried))
+    row.update(error="an earlier failure", diffed_at=row["diffed_at"] - dt.timedelta(hours=1))
+    lake.append("pairs", [row], "retried")
+    con = lake.connect(engine_version(), policy_hash(Policy()))
+    assert con.execute("SELECT count(*), count(*) FILTER (WHERE counted) FROM release_steps "
+                       "WHERE new_version = '0.3.1'").fetchone() == (1, 1)
 
 
 def test_study_mistakes_are_one_line_errors(tmp_path):
@@ -225,8 +239,11 @@ def test_study_mistakes_are_one_line_errors(tmp_path):
                               "--work", str(tmp_path / "w")], capture_output=True, text=True)
     assert missing.returncode == 2 and "nope.yaml" in missing.stderr
     assert len(missing.stderr.strip().splitlines()) == 1
-    (tmp_path / "used" / "lake").mkdir(parents=True)
-    reused = subprocess.run([MCPDELTA, "study", str(SLICE / "servers.yaml"), "--out", str(tmp_path / "o"),
-                             "--work", str(tmp_path / "used")], capture_output=True, text=True)
-    assert reused.returncode == 2 and "earlier study" in reused.stderr
-    assert not os.path.exists(tmp_path / "o")
+    (tmp_path / "a-file").write_text("")
+    for flag in ("--out", "--work"):
+        other = "--work" if flag == "--out" else "--out"
+        misnamed = subprocess.run([MCPDELTA, "study", str(SLICE / "servers.yaml"), flag, str(tmp_path / "a-file"),
+                                   other, str(tmp_path / "elsewhere")], capture_output=True, text=True)
+        assert misnamed.returncode == 2 and f"{flag} names a folder" in misnamed.stderr
+        assert len(misnamed.stderr.strip().splitlines()) == 1
+    assert not os.path.exists(tmp_path / "elsewhere" / "lake")  # refused before any work
