@@ -266,7 +266,10 @@ class PackageCache:
         env = _index_only_env() if before else None
         code, _, err = await run_process(argv, self.timeout, env=env)
         if code != 0 and before and "no such option" in err:
-            code, _, err = await run_process(base, self.timeout)
+            # never fall back to today's dependencies: that is the flaw a
+            # time-travel install exists to avoid
+            raise CrawlError("install_failed", "this pip has no --uploaded-prior-to; installing a release "
+                             "as of its publish date needs pip 26.0 or newer")
         if code != 0:
             raise CrawlError("install_failed", f"pip install {name}=={version}: {_last_line(err) or 'failed'}")
         probe = ("import importlib.metadata as m, json, sys; d = m.distribution(sys.argv[1]); "

@@ -418,6 +418,10 @@ def _confidence(rows, total, steps) -> str:
   ({_pct(steps['witnessed_pct'])}) carry a witness confirmed by a JSON Schema
   validator; the rest are removals (a tool, a prompt, a capability) or
   changes a schema value cannot show, each with its reason in *Every release*.
+- **Dates**: {total['dated_late_counted']} releases the registry dates late
+  kept whole input schemas and are counted, though their installs may
+  carry newer dependencies than their users had (a newer SDK can change the
+  protocol revision or capabilities a release announces).
 - **Not seen**: the crawler declares no client capabilities, so tools a
   server lists only to clients that support elicitation or sampling are not
   captured; a server that needs a real key to list its tools lists what it

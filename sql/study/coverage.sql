@@ -27,6 +27,7 @@ SELECT v.server_id,
        count(*) FILTER (WHERE r.schemaless) AS schemaless,
        count(*) FILTER (WHERE r.dated_late) AS dated_late,
        count(*) FILTER (WHERE r.schemaless AND r.dated_late) AS schemaless_dated_late,
+       count(*) FILTER (WHERE r.dated_late AND NOT r.schemaless) AS dated_late_counted,
        min(v.published_at) AS first_published,
        max(v.published_at) AS last_published
 FROM versions v

@@ -66,7 +66,7 @@ def test_coverage_counts_versions_passes_failures_and_disagreements(study):
     assert (beta["passes"], beta["confirmed"], beta["disagree"], beta["unconfirmed"]) == (2, 2, 1, 0)
     assert (total["servers"], total["attempted"], total["captured"], total["failed"], total["confirmed"],
             total["disagree"]) == (2, 7, 6, 1, 5, 1)
-    assert (total["schemaless"], total["dated_late"]) == (0, 0)  # local servers: no publish dates
+    assert (total["schemaless"], total["dated_late"], total["dated_late_counted"]) == (0, 0, 0)  # no dates here
 
 
 def test_a_version_that_cannot_start_is_a_failure_with_its_reason(study):
@@ -218,6 +218,11 @@ def test_schemaless_and_dated_late_releases_are_shown_not_counted(tmp_path):
     run_diff_stage(lake, Policy(), workers=1)
     con = lake.connect(engine_version(), policy_hash(Policy()))
     releases = con.execute("SELECT version, schemaless, dated_late FROM releases ORDER BY position").fetchall()
+    [coverage] = [r for r in con.execute("SELECT server_id, schemaless, dated_late, schemaless_dated_late, "
+                                         "dated_late_counted FROM ({})".format((SQL / "study" / "coverage.sql")
+                                                                              .read_text())).fetchall()
+                  if r[0] is None]
+    assert coverage == (None, 1, 1, 1, 0)
     assert releases == [("0.1.0", False, False), ("0.2.0", True, True), ("0.3.0", False, False),
                         ("0.3.1", False, False)]
     steps = con.execute("SELECT new_version, schemaless, counted, declared, grade, honest "
