@@ -339,6 +339,8 @@ def _instructive(rows) -> str:
              "example (a witnessed break under the quietest version bump first), five different rules "
              "on five different servers where the data allows. A rule many servers trip over is a "
              "mistake the next server will repeat."]
+    from pipeline.engine.catalog import RULES
+
     chosen = five_breaks(rows["break_examples"])
     if not chosen:
         return "\n".join(lines + ["", "No breaking change was found."])
@@ -350,6 +352,8 @@ def _instructive(rows) -> str:
                   f"   {_cell(r['message'], 400)}"]
         lines.append(f"   Witness: {_witness(r['witness_json'])}." if r["witness_json"]
                      else f"   No witness: {_cell(r['witness_note'] or 'none recorded', 400)}.")
+        if r["rule"] in RULES:  # the lesson: the catalog's advice for the rule
+            lines.append(f"   What the server could have done: {_cell(RULES[r['rule']].note, 400)}")
     return "\n".join(lines)
 
 

@@ -21,6 +21,7 @@ import subprocess
 
 import pytest
 
+from pipeline.engine.catalog import RULES
 from pipeline.engine.policy import Policy
 from pipeline.lake import Lake
 from pipeline.lake.ingest import attempt_row, capture_row, store
@@ -187,6 +188,8 @@ def test_the_readme_states_the_slice_numbers(study):
     assert f"(`{SLICE / 'servers.yaml'}`)" in text
     assert "reported 66 consecutive\nversion pairs, 140 findings and 43" in text
     assert "1. **beta 2025.1.1 -> 2025.2.1** (declared calver" in text
+    lesson = RULES["tool.input.constraint.tightened"].note  # each break carries its rule's advice
+    assert f"What the server could have done: {lesson}" in text
     for figure in ("rule_frequencies", "semver_honesty", "server_timeline"):
         assert (study["out"] / f"{figure}.png").stat().st_size > 1000
         assert f"]({figure}.png)" in text
