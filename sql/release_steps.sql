@@ -2,8 +2,8 @@
 -- order: the unit a survey counts. One row per step (a server's first
 -- release has none), whether or not the two contracts differ, joined to
 -- what this engine and policy found for that pair of contracts in the
--- ledger (by digest, so a pair diffed once for any reason counts wherever
--- it occurs). Built on the view `releases` (sql/releases.sql); created as
+-- ledger (the view `ledger`: each pair of contracts once, by digest, so a
+-- pair diffed once for any reason counts wherever it occurs). Built on the view `releases` (sql/releases.sql); created as
 -- the view `release_steps` by pipeline.lake.
 --
 -- unstable, schemaless: either release is (sql/releases.sql).
@@ -41,11 +41,6 @@ WITH steps AS (
                 WHEN n.patch IS DISTINCT FROM o.patch THEN 'patch'
                 ELSE 'none' END AS bumped
     FROM releases n JOIN releases o ON o.server_id = n.server_id AND o.position = n.position - 1
-),
-ledger AS (  -- a pair retried after an error has both rows: the latest success wins
-    SELECT * FROM pairs
-    QUALIFY row_number() OVER (PARTITION BY server_id, old_digest, new_digest
-                               ORDER BY error IS NOT NULL, diffed_at DESC) = 1
 ),
 counted AS (
     SELECT server_id, old_digest, new_digest,

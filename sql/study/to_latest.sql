@@ -7,11 +7,6 @@
 WITH latest AS (
     SELECT server_id, version, digest, unstable, schemaless FROM releases WHERE latest
 ),
-ledger AS (  -- a pair retried after an error has both rows: the latest success wins
-    SELECT * FROM pairs
-    QUALIFY row_number() OVER (PARTITION BY server_id, old_digest, new_digest
-                               ORDER BY error IS NOT NULL, diffed_at DESC) = 1
-),
 counted AS (
     SELECT server_id, old_digest, new_digest,
            count(*) FILTER (WHERE severity = 'BREAKING') AS breaking,
