@@ -73,7 +73,7 @@ def run_study(servers_file, out, *, work, policy, config, cache=None, offline=Fa
             raise InputError(str(folder), f"is a file; {flag} names a folder")
     # a --work folder used before is resumed: the lakes keep what they hold,
     # and the diff stage only diffs pairs not in its ledger yet
-    if config.judges:  # a judge mistake fails before hours of installs
+    if config.judges:  # a judge mistake fails before any install
         from pipeline.judge import load_judges
 
         load_judges(config)
