@@ -46,7 +46,7 @@ def study(tmp_path_factory):
     steps = Lake(str(base / "work" / "lake")).connect(*scope)
     latest = Lake(str(base / "work" / "lake-latest")).connect(*scope)
     return {"summary": summary, "rows": gather_study(steps, latest), "out": base / "out",
-            "readme": (base / "out" / "README.md").read_text()}
+            "readme": (base / "out" / "README.md").read_text(), "base": base}
 
 
 def by_server(rows):
@@ -255,3 +255,22 @@ def test_study_mistakes_are_one_line_errors(tmp_path):
         assert misnamed.returncode == 2 and f"{flag} names a folder" in misnamed.stderr
         assert len(misnamed.stderr.strip().splitlines()) == 1
     assert not os.path.exists(tmp_path / "elsewhere" / "lake")  # refused before any work
+
+
+def test_a_second_run_on_the_same_work_folder_resumes_and_writes_the_same_page(study):
+    base = study["base"]
+    again = subprocess.run([MCPDELTA, "study", str(SLICE / "servers.yaml"), "--out", str(base / "again"),
+                            "--work", str(base / "work"), "--cache", str(base / "cache"), "--format", "json"],
+                           capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr
+    con = Lake(str(base / "work" / "lake")).connect()
+    runs = con.execute("SELECT pairs, pairs_diffed, pairs_cached FROM runs WHERE command = 'study' "
+                       "ORDER BY finished_at").fetchall()
+    assert [r[1] for r in runs] == [runs[0][0], 0]  # the second run diffed nothing new
+
+    def page(path):  # the run's own timing line aside
+        return [line for line in path.read_text().splitlines()
+                if not line.startswith("The run this page comes from")]
+    first, second = page(study["out"] / "README.md"), page(base / "again" / "README.md")
+    assert [a for a, b in zip(first, second) if a != b] == [
+        line for line in first if "--out" in line]  # only the command's --out differs
