@@ -7,6 +7,8 @@
 -- the view `release_steps` by pipeline.lake.
 --
 -- unstable, schemaless: either release is (sql/releases.sql).
+-- spans: versions attempted between the two that were never captured (a
+--   step across a release that could not be installed or started).
 -- counted: both releases stable and not schemaless, and the pair diffed:
 --   the steps a survey counts; the others are shown with their flag.
 -- scheme: semver (1.0.0 on), initial (0.y.z, where anything may change),
@@ -42,6 +44,15 @@ WITH steps AS (
                 ELSE 'none' END AS bumped
     FROM releases n JOIN releases o ON o.server_id = n.server_id AND o.position = n.position - 1
 ),
+spanned AS (
+    SELECT s.server_id, s.position, count(DISTINCT a.version) AS spans
+    FROM steps s
+    JOIN releases o ON o.server_id = s.server_id AND o.version = s.old_version
+    JOIN releases n ON n.server_id = s.server_id AND n.version = s.new_version
+    JOIN attempts a ON a.server_id = s.server_id AND a.version_key > o.version_key
+                   AND a.version_key < n.version_key
+    GROUP BY s.server_id, s.position
+),
 counted AS (
     SELECT server_id, old_digest, new_digest,
            count(*) FILTER (WHERE severity = 'BREAKING') AS breaking,
@@ -52,7 +63,7 @@ counted AS (
     FROM changes WHERE NOT suppressed GROUP BY ALL
 ),
 joined AS (
-    SELECT s.*, s.old_digest = s.new_digest AS identical, p.error,
+    SELECT s.*, coalesce(x.spans, 0) AS spans, s.old_digest = s.new_digest AS identical, p.error,
            s.old_digest = s.new_digest OR (p.server_id IS NOT NULL AND p.error IS NULL) AS diffed,
            CASE WHEN s.old_digest = s.new_digest THEN 'none' ELSE p.grade END AS grade,
            coalesce(c.breaking, 0) AS breaking,
@@ -65,6 +76,7 @@ joined AS (
                      AND p.new_digest = s.new_digest
     LEFT JOIN counted c ON c.server_id = s.server_id AND c.old_digest = s.old_digest
                        AND c.new_digest = s.new_digest
+    LEFT JOIN spanned x ON x.server_id = s.server_id AND x.position = s.position
 )
 SELECT *, breaking + potentially_breaking + non_breaking + documentation AS changes,
        diffed AND NOT unstable AND NOT schemaless AS counted,

@@ -50,7 +50,8 @@ def gather_study(steps, latest) -> dict:
     study_connection(latest)
     rows = {name: query(steps, f"study/{name}") for name in (
         "coverage", "failures", "failure_reasons", "steps_by_server", "release_table", "step_breaks",
-        "rules", "honesty", "break_examples", "backtest", "notes", "run")}
+        "rules", "honesty", "break_examples", "backtest", "notes", "run", "largest_steps",
+        "witness_gaps")}
     for name in ("to_latest", "to_latest_summary"):
         rows[name] = query(latest, f"study/{name}")
     return rows
@@ -135,12 +136,19 @@ def _summary(rows, total, steps) -> str:
                  f"{_count(total['servers'], 'server')} attempted, "
                  f"{total['captured']} captured, {total['failed']} could not be captured "
                  "(each recorded with its reason).")
-    lines.append(f"- {_count(steps['counted'], 'release step')} counted (each release against the one "
-                 f"before); {steps['changed']} changed the contract and {steps['breaking_steps']} broke a "
+    lines.append(f"- {_count(steps['counted'], 'release step')} counted (each captured release against "
+                 f"the one before); {steps['changed']} changed the contract and {steps['breaking_steps']} broke a "
                  f"caller ({_pct(steps['breaking_steps_pct'])} of the steps), with "
                  f"{_count(steps['breaking'], 'breaking change')}, {steps['witnessed']} of them "
-                 f"({_pct(steps['witnessed_pct'])}) proved by a witness: a concrete call the new server "
-                 "rejects or a result the old caller cannot read.")
+                 f"({_pct(steps['witnessed_pct'])}) proved by a witness: an arguments object the new "
+                 "advertised input schema rejects, or a result the new output schema allows and the old "
+                 "one did not, confirmed by a JSON Schema validator (no tool is called).")
+    if rows["largest_steps"]:
+        big = rows["largest_steps"][0]
+        lines.append(f"- The largest step alone, {big['server_id']} {big['old_version']} -> "
+                     f"{big['new_version']}, brought {big['breaking']} of the breaking changes, "
+                     f"{big['top_rule_changes']} of them `{big['top_rule']}` (*Every release* lists each "
+                     "step).")
     if steps["schemaless"]:
         lines.append(f"- {_count(steps['schemaless'], 'step')} not counted because a side's input schemas "
                      f"came out empty: {_count(total['schemaless'], 'release')} did, "
@@ -167,9 +175,10 @@ def _summary(rows, total, steps) -> str:
 
 def _method(rows, total, servers_file) -> str:
     if total.get("passes", 0) >= 2:
-        passes = f"""- **Two passes.** Pass B repeats every capture offline from pass A's
-  package cache under a second client identity
-  (`{_second_pass()}`). A version whose two captures differ is
+        passes = f"""- **Two passes.** Pass B starts every installed version again, offline
+  from pass A's package folders, under a second client identity
+  (`{_second_pass()}`): it shows a server's output is stable, not that
+  its install is reproducible. A version whose two captures differ is
   *unstable*: its steps are listed, flagged, and never counted."""
     else:
         passes = """- **One pass.** These captures were made once (the study was given a
@@ -181,7 +190,7 @@ def _method(rows, total, servers_file) -> str:
   server as an npm or PyPI package and asks for every stable version the
   registry serves. Each version is installed into its own folder *as it
   resolved on its publish date* (npm `--before`, pip `--uploaded-prior-to`,
-  both set to the publish time the registry gives), so a release runs with
+  both set a minute after the publish time the registry gives), so a release runs with
   the dependencies its users got, not with today's. The date each install
   was pinned to is in *Every release* below. The registry's date can be
   wrong (a re-upload dates an old release after its successors); such
@@ -194,9 +203,11 @@ def _method(rows, total, servers_file) -> str:
   environment, never a real secret.
 {passes}
 - **Steps.** Releases are ordered as semver where they parse. Each counted
-  step is one release against the release before it; a step whose two
-  contracts are byte-for-byte the same contract counts with no change.
-  Separately, each release is compared with the server's latest.
+  step is one captured release against the captured release before it (a
+  step across a version that could not be captured says so in *Every
+  release*); a step whose two contracts are the same contract (equal
+  canonical digests) counts with no change. Separately, each release is
+  compared with the server's latest.
 - **Classification.** `mcpdelta`'s engine classifies every change with a
   rule and a severity: input schemas contravariant, output schemas
   covariant, prose classified, anything unmodelled reported as BREAKING.
@@ -204,7 +215,9 @@ def _method(rows, total, servers_file) -> str:
   exclusive bounds, inlined `$ref`) is normalised first and reported once,
   as `*.dialect.changed`, never as a break. Each BREAKING schema change is
   checked by a witness: a value found by search and confirmed by a JSON
-  Schema validator to pass one side and fail the other.
+  Schema validator to pass one side's advertised schema and fail the
+  other's. It proves the contract changed; whether a server enforces its
+  schema at run time is not tested (no tool is called).
 - **Judges.** If the config names LLM judges, they add advisory notes to
   prose changes; a note never changes a severity
   ({_notes_line(rows)})."""
@@ -295,11 +308,19 @@ def _honesty(rows) -> str:
                      f"{r['breaking_dishonest']} ({_pct(r['breaking_dishonest_pct'])}) | {quiet} |")
     seen = [r["scheme"] for r in rows["honesty"] if r["scheme"] and r["declared"] is None]
     lines += [""] + [f"- *{s}*: {SCHEMES[s]}." for s in seen if s in SCHEMES]
+    spanning = everything_row(rows["honesty"]).get("quiet_breaks_spanning")
+    if spanning:
+        lines += ["", f"Of the quiet breaks, {spanning} span a version that could not be captured, so "
+                  "the break may have shipped in that version instead."]
     if "semver" not in seen and seen:
         lines += ["", "No counted step is numbered from 1.0.0 on: by semver's own rules these servers "
                   "never promised compatibility, so a caller cannot read safety from their version "
                   "numbers and has only the contract to go on."]
     return "\n".join(lines)
+
+
+def everything_row(honesty) -> dict:
+    return next((r for r in honesty if r["scheme"] is None and r["declared"] is None), {})
 
 
 def _upgrades(rows) -> str:
@@ -377,18 +398,21 @@ version pairs, {b['published_findings']} findings and {b['published_breaking']} 
 quoted in `backtest.sql`).
 `backtest.sql`, our way, over the
 {_count(b['packages'], '`@modelcontextprotocol/server-*` package')} surveyed
-here: {_count(b['steps'], 'consecutive step')}, {b['changed']} with different
+here: {_count(b['steps'], 'counted consecutive step')}, {b['changed']} with different
 contracts, {_count(b['findings'], 'finding')}, {b['breaking']} graded BREAKING
-in {_count(b['breaking_steps'], 'step')}, and {_count(b['dialect_changes'], 'notation change')}
-reported as `*.dialect.changed` instead of as breaks. The numbers differ by
+in {_count(b['breaking_steps'], 'step')} (see *In short* for the largest), and
+{_count(b['dialect_changes'], 'notation change')} reported as `*.dialect.changed` instead of as
+breaks; {_count(b['not_counted'], 'step')} of these packages are not counted, behind
+{_count(b['schemaless_releases'], 'schemaless release')}. The numbers differ by
 method, not by luck:
 
 - **Dependencies as of the release.** The backtest installed old versions
   with today's dependencies, so several served schemas emptied by a newer
   zod; here every version is installed as it resolved on its publish
   date. Where the registry's date is itself late, the same emptying shows
-  ({_count(total['schemaless'], 'schemaless release')} here, {total['schemaless_dated_late']} of them
-  dated late): those releases are detected and their steps not counted.
+  ({_count(total['schemaless'], 'schemaless release')} among all servers here,
+  {total['schemaless_dated_late']} of them dated late): those releases are detected and
+  their steps not counted.
 - **Resources are resources.** The backtest parsed paged resources as
   tools; here each list is read by its own method and every page followed.
 - **Notation is not a break.** The backtest counted `$schema` and
@@ -397,9 +421,10 @@ method, not by luck:
 - **Counting.** The backtest's total was inflated by an output-counting
   bug; here a finding is one row per rule and JSON pointer, the same
   change reported once, and every count is a query over those rows.
-- **Scope.** Its packages are not named here; our figure covers every
-  `server-*` package in the servers file at every version the registry
-  serves, and a step with identical contracts counts (with no finding).
+- **Scope.** Its packages are not named here; our figure covers the counted
+  steps of every `server-*` package in the servers file, over every version
+  the registry serves, and a step with identical contracts counts (with no
+  finding).
 - **Confidence.** Each BREAKING schema change here carries a witness or
   the reason there is none, and a version whose two captures disagree is
   not counted."""
@@ -420,10 +445,11 @@ def _confidence(rows, total, steps) -> str:
   captured identically by both passes; {total['disagree']} disagreed.
 - **Breaks**: {steps['witnessed']} of {steps['breaking']} breaking changes
   ({_pct(steps['witnessed_pct'])}) carry a witness confirmed by a JSON Schema
-  validator; the rest are removals (a tool, a prompt, a capability) or
-  changes a schema value cannot show, each with its reason in *Every release*.
+  validator. The others, by reason (`witness_gaps.sql`; each with its note in
+  *Every release*):
+{_gaps(rows)}
 - **Dates**: {total['dated_late_counted']} releases the registry dates late
-  kept whole input schemas and are counted, though their installs may
+  are in counted steps (their input schemas came out whole), though their installs may
   carry newer dependencies than their users had (a newer SDK can change the
   protocol revision or capabilities a release announces).
 - **Not seen**: the crawler declares no client capabilities, so tools a
@@ -431,6 +457,19 @@ def _confidence(rows, total, steps) -> str:
   captured; a server that needs a real key to list its tools lists what it
   shows with a dummy one.
 - **Judges**: {_notes_line(rows)}."""
+
+
+GAPS = {"not a schema change": "a tool, prompt, resource or capability removed or renamed: nothing "
+                                "to validate",
+        "none by nature": "the schemas accept the same calls, e.g. an input property removed but still "
+                          "accepted as an unknown key",
+        "not found": "the bounded search gave up: reported, not proved"}
+
+
+def _gaps(rows) -> str:
+    return "\n".join(f"  - {_count(r['changes'], 'change')} {r['reason']} ({GAPS.get(r['reason'], '')}"
+                     + (f"; {r['resources']} of them resources" if r["resources"] else "") + ")"
+                     for r in rows["witness_gaps"]) or "  - none"
 
 
 def _releases(rows) -> str:
@@ -455,6 +494,9 @@ def _releases(rows) -> str:
                     "not counted: schemaless" if s["schemaless"] else
                     f"not diffed: {_cell(s['error'])}" if not s["diffed"] else
                     "same contract" if s["identical"] else "")
+            if s["spans"]:
+                note = f"{note}; " if note else ""
+                note += f"across {_count(s['spans'], 'version')} not captured"
             lines.append(f"| {s['old_version']} | {s['new_version']} | {_day(s['published_at'])} | "
                          f"{s['declared']} | {s['grade'] or ''} | {s['breaking']} | {s['potentially_breaking']} | "
                          f"{s['non_breaking']} | {s['documentation']} | {s['witnessed']} | {note} |")

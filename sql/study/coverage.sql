@@ -5,9 +5,16 @@
 -- (confirmed), the versions whose passes disagree, the versions captured
 -- once only (unconfirmed: one pass, or the other pass failed), the captured releases whose input schemas came out empty
 -- (schemaless) and those the registry dates after a higher version
--- (dated_late; both in sql/releases.sql), and the span of publish dates the
+-- (dated_late; both in sql/releases.sql) and of those the ones in a counted
+-- step (dated_late_counted), and the span of publish dates the
 -- installs were pinned to. From the crawl log (`attempts`) and `releases`.
-WITH versions AS (
+WITH in_counted AS (
+    SELECT DISTINCT server_id, version FROM (
+        SELECT server_id, old_version AS version FROM release_steps WHERE counted
+        UNION ALL
+        SELECT server_id, new_version FROM release_steps WHERE counted)
+),
+versions AS (
     SELECT server_id, version, bool_or(ok) AS captured,
            count(DISTINCT (source, client)) AS passes,
            count(DISTINCT (source, client)) FILTER (WHERE ok) AS passes_ok,
@@ -27,10 +34,11 @@ SELECT v.server_id,
        count(*) FILTER (WHERE r.schemaless) AS schemaless,
        count(*) FILTER (WHERE r.dated_late) AS dated_late,
        count(*) FILTER (WHERE r.schemaless AND r.dated_late) AS schemaless_dated_late,
-       count(*) FILTER (WHERE r.dated_late AND NOT r.schemaless) AS dated_late_counted,
+       count(*) FILTER (WHERE r.dated_late AND k.version IS NOT NULL) AS dated_late_counted,
        min(v.published_at) AS first_published,
        max(v.published_at) AS last_published
 FROM versions v
 LEFT JOIN releases r ON r.server_id = v.server_id AND r.version = v.version
+LEFT JOIN in_counted k ON k.server_id = v.server_id AND k.version = v.version
 GROUP BY ROLLUP (v.server_id)
 ORDER BY v.server_id NULLS LAST

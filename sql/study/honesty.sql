@@ -5,7 +5,8 @@
 -- grade their changes earned (dishonest), and those of them that broke a
 -- caller. `quiet_breaks`: breaking steps where only the minor or patch
 -- number moved, read literally, as a reader of 0.0.41 -> 0.0.42 sees it
--- (semver-numbered steps only: a calendar date's numbers mean nothing).
+-- (semver-numbered steps only: a calendar date's numbers mean nothing);
+-- `quiet_breaks_spanning`: those whose step spans a version never captured.
 -- Shares in per cent of the group's steps. Rows per (scheme, declared), per
 -- scheme (declared NULL), and in all (both NULL).
 WITH grouped AS (
@@ -16,6 +17,8 @@ WITH grouped AS (
            count(*) FILTER (WHERE honest = false AND breaking > 0) AS breaking_dishonest,
            count(*) FILTER (WHERE breaking > 0 AND bumped IN ('minor', 'patch')
                                   AND scheme IN ('semver', 'initial')) AS quiet_breaks,
+           count(*) FILTER (WHERE breaking > 0 AND bumped IN ('minor', 'patch')
+                                  AND scheme IN ('semver', 'initial') AND spans > 0) AS quiet_breaks_spanning,
            count(*) FILTER (WHERE scheme IN ('semver', 'initial')) AS semver_steps
     FROM release_steps
     WHERE counted

@@ -60,6 +60,16 @@ def test_a_second_pass_that_disagrees_makes_the_release_unstable(tmp_path):
         ("1.0.1", False), ("1.0.2", True)]
 
 
+def test_a_step_across_a_version_never_captured_says_how_many(tmp_path):
+    log = [entry("1.0.1"), entry("1.0.2", ok=False), entry("1.0.3", tools=("a", "b"))]
+    lake = Lake(str(tmp_path / "lake"))
+    store(lake, *rows_from_folder(str(crawl_folder(tmp_path / "crawl", log))))
+    run_diff_stage(lake, Policy(), workers=1)
+    con = lake.connect(engine_version(), policy_hash(Policy()))
+    assert con.execute("SELECT old_version, new_version, spans, counted FROM release_steps").fetchall() == [
+        ("1.0.1", "1.0.3", 1, True)]
+
+
 def test_pairs_latest_compares_each_release_with_the_newest(tmp_path):
     log = [entry("1.0.1"), entry("1.0.2", tools=("a", "b")), entry("1.0.3", tools=("a", "b")),
            entry("1.0.4", tools=("b",))]

@@ -126,6 +126,7 @@ def test_semver_honesty_reads_calver_apart(study):
             everything["semver_steps"]) == (3, 1, 1, 2)
     assert float(everything["breaking_dishonest_pct"]) == pytest.approx(33.3)
     assert float(everything["quiet_breaks_pct"]) == 50.0 and float(everything["quiet_one_in"]) == 2.0
+    assert everything["quiet_breaks_spanning"] == 0  # beta's uncaptured 2025.4.1 is after its last release
 
 
 def test_each_release_against_the_latest(study):
@@ -165,7 +166,17 @@ def test_five_breaks_are_distinct_in_rule_and_server(study):
 def test_backtest_figures_cover_the_server_packages(study):
     [b] = study["rows"]["backtest"]
     assert (b["packages"], b["steps"], b["changed"], b["findings"], b["breaking"], b["breaking_steps"],
-            b["dialect_changes"]) == (1, 2, 2, 4, 2, 2, 0)
+            b["dialect_changes"], b["not_counted"], b["schemaless_releases"]) == (1, 2, 2, 4, 2, 2, 0, 0, 0)
+    assert (b["published_pairs"], b["published_findings"], b["published_breaking"]) == (66, 140, 43)
+
+
+def test_largest_steps_and_why_breaks_have_no_witness(study):
+    largest = [(r["server_id"], r["new_version"], r["breaking"], r["top_rule"], r["top_rule_changes"])
+               for r in study["rows"]["largest_steps"]]
+    assert largest == [("beta", "2025.2.1", 1, "tool.input.constraint.tightened", 1),  # ties: by server
+                       ("server-alpha", "1.1.0", 1, "tool.input.property.addedRequired", 1),
+                       ("server-alpha", "2.0.0", 1, "tool.removed", 1)]
+    assert study["rows"]["witness_gaps"] == [{"reason": "not a schema change", "changes": 1, "resources": 0}]
 
 
 def test_the_run_records_its_cost_and_no_judge_notes(study):
@@ -182,6 +193,9 @@ def test_the_readme_states_the_slice_numbers(study):
     assert "- 7 published versions of 2 servers attempted, 6 captured, 1 could not be captured" in text
     assert "3 release steps counted" in text and "3 broke a caller (100 % of the steps)" in text
     assert "1 step not counted because two captures of one of its releases disagreed" in text
+    assert ("The largest step alone, beta 2025.1.1 -> 2025.2.1, brought 1 of the breaking changes, "
+            "1 of them `tool.input.constraint.tightened`") in text
+    assert "  - 1 change not a schema change (a tool, prompt" in text
     assert "read literally, 1 of 2 semver-numbered steps (50 %, 1 in 2) shipped a break" in text
     assert "| beta | 2025.4.1 |  | `server_exited` |" in text
     assert "- **Two passes.**" in text and "(`tests/survey/slice/servers.yaml`)" not in text
