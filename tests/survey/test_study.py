@@ -288,3 +288,17 @@ def test_a_second_run_on_the_same_work_folder_resumes_and_writes_the_same_page(s
     first, second = page(study["out"] / "README.md"), page(base / "again" / "README.md")
     assert [a for a, b in zip(first, second) if a != b] == [
         line for line in first if "--out" in line]  # only the command's --out differs
+
+
+def test_one_capture_pass_is_said_and_nothing_is_called_confirmed(study, tmp_path):
+    single = subprocess.run([MCPDELTA, "study", str(SLICE / "servers.yaml"), "--out", str(tmp_path / "out"),
+                             "--work", str(tmp_path / "work"), "--captures", str(study["base"] / "work" / "pass-a")],
+                            capture_output=True, text=True, timeout=300)
+    assert single.returncode == 0, single.stderr
+    con = Lake(str(tmp_path / "work" / "lake")).connect()
+    [total] = [r for r in con.execute(f"SELECT server_id, passes, confirmed, disagree, unconfirmed, captured "
+                                      f"FROM ({(SQL / 'study' / 'coverage.sql').read_text()})").fetchall()
+               if r[0] is None]
+    assert total == (None, 1, 0, 0, 6, 6)  # pass A alone: every capture unconfirmed, none disagreeing
+    text = (tmp_path / "out" / "README.md").read_text()
+    assert "- **One pass.**" in text and "- **Two passes.**" not in text
