@@ -2,8 +2,9 @@
 -- order: the unit a survey counts. One row per step (a server's first
 -- release has none), whether or not the two contracts differ, joined to
 -- what this engine and policy found for that pair of contracts in the
--- ledger (the view `ledger`: each pair of contracts once, by digest, so a
--- pair diffed once for any reason counts wherever it occurs). Built on the view `releases` (sql/releases.sql); created as
+-- ledger (the view `ledger`, sql/ledger.sql: each pair of contracts once,
+-- by digest, so a pair diffed once for any reason counts wherever it
+-- occurs). Built on the view `releases` (sql/releases.sql); created as
 -- the view `release_steps` by pipeline.lake.
 --
 -- unstable, schemaless: either release is (sql/releases.sql).
@@ -53,29 +54,18 @@ spanned AS (
                    AND a.version_key < n.version_key
     GROUP BY s.server_id, s.position
 ),
-counted AS (
-    SELECT server_id, old_digest, new_digest,
-           count(*) FILTER (WHERE severity = 'BREAKING') AS breaking,
-           count(*) FILTER (WHERE severity = 'POTENTIALLY_BREAKING') AS potentially_breaking,
-           count(*) FILTER (WHERE severity = 'NON_BREAKING') AS non_breaking,
-           count(*) FILTER (WHERE severity = 'DOCUMENTATION') AS documentation,
-           count(witness_json) FILTER (WHERE severity = 'BREAKING') AS witnessed
-    FROM changes WHERE NOT suppressed GROUP BY ALL
-),
 joined AS (
     SELECT s.*, coalesce(x.spans, 0) AS spans, s.old_digest = s.new_digest AS identical, p.error,
            s.old_digest = s.new_digest OR (p.server_id IS NOT NULL AND p.error IS NULL) AS diffed,
            CASE WHEN s.old_digest = s.new_digest THEN 'none' ELSE p.grade END AS grade,
-           coalesce(c.breaking, 0) AS breaking,
-           coalesce(c.potentially_breaking, 0) AS potentially_breaking,
-           coalesce(c.non_breaking, 0) AS non_breaking,
-           coalesce(c.documentation, 0) AS documentation,
-           coalesce(c.witnessed, 0) AS witnessed
+           coalesce(p.breaking, 0) AS breaking,
+           coalesce(p.potentially_breaking, 0) AS potentially_breaking,
+           coalesce(p.non_breaking, 0) AS non_breaking,
+           coalesce(p.documentation, 0) AS documentation,
+           coalesce(p.witnessed, 0) AS witnessed
     FROM steps s
     LEFT JOIN ledger p ON p.server_id = s.server_id AND p.old_digest = s.old_digest
                      AND p.new_digest = s.new_digest
-    LEFT JOIN counted c ON c.server_id = s.server_id AND c.old_digest = s.old_digest
-                       AND c.new_digest = s.new_digest
     LEFT JOIN spanned x ON x.server_id = s.server_id AND x.position = s.position
 )
 SELECT *, breaking + potentially_breaking + non_breaking + documentation AS changes,

@@ -155,14 +155,10 @@ class Lake:
                 con.execute(f"CREATE VIEW {table} AS SELECT * FROM all_{table} "
                             f"WHERE engine_version = '{_quote(engine_version)}' "
                             f"AND policy_hash = '{_quote(policy_hash)}'")
-        # each pair of contracts once: a pair retried after an error keeps
-        # both ledger rows, and the latest success is the answer
-        con.execute("CREATE VIEW ledger AS SELECT * FROM pairs QUALIFY row_number() OVER ("
-                    "PARTITION BY server_id, old_digest, new_digest "
-                    "ORDER BY error IS NOT NULL, diffed_at DESC) = 1")
-        # the units every survey counts; bound by name, so they follow the
-        # views above if a caller narrows them later
-        for view in ("releases", "release_steps"):
+        # each pair of contracts once with its counts, and the units every
+        # survey counts; bound by name, so they follow the views above if a
+        # caller narrows them later
+        for view in ("ledger", "releases", "release_steps"):
             con.execute(f"CREATE VIEW {view} AS\n" + (SQL / f"{view}.sql").read_text())
         return con
 

@@ -47,16 +47,16 @@ def capture_passes(servers_file, work, cache=None, offline=False) -> list:
     return folders
 
 
-def build_lake(lake, folders) -> dict:
-    """The first folder's captures and attempts, then only the attempts of
-    the others (a contract is stored once; who saw it is what they add)."""
-    from pipeline.lake.ingest import rows_from_folder, store
+def read_passes(folders) -> tuple:
+    """(manifest rows, attempt rows): the first folder's captures, and the
+    attempts of every folder (a contract is stored once; who saw it is what
+    the other passes add)."""
+    from pipeline.lake.ingest import rows_from_folder
 
     rows, attempts = rows_from_folder(str(folders[0]))
-    counts = store(lake, rows, attempts)
     for folder in folders[1:]:
-        counts["attempts"] += store(lake, [], rows_from_folder(str(folder))[1])["attempts"]
-    return counts
+        attempts = attempts + rows_from_folder(str(folder))[1]
+    return rows, attempts
 
 
 def run_study(servers_file, out, *, work, policy, config, cache=None, offline=False,
@@ -92,9 +92,12 @@ def run_study(servers_file, out, *, work, policy, config, cache=None, offline=Fa
     timings["capture_s"] = time.perf_counter() - t
 
     t = time.perf_counter()
+    from pipeline.lake.ingest import store
+
     lakes = {"steps": Lake(str(work / "lake")), "latest": Lake(str(work / "lake-latest"))}
+    rows, attempts = read_passes(folders)  # parsed once, stored in both lakes
     for lake in lakes.values():
-        build_lake(lake, folders)
+        store(lake, rows, attempts)
     stats = {"steps": run_diff_stage(lakes["steps"], policy, mode="consecutive", workers=workers),
              "latest": run_diff_stage(lakes["latest"], policy, mode="latest", workers=workers)}
     timings["diff_s"] = time.perf_counter() - t

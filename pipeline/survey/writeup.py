@@ -15,7 +15,7 @@ import re
 from pipeline.survey.report import ALL_PLOTS, PLOTS, gather, query, render, save_png
 
 # queries that later queries read as views, created in this order
-VIEWS = ("study/failures", "study/step_breaks", "study/to_latest")
+VIEWS = ("study/failures", "study/step_changes", "study/step_breaks", "study/to_latest")
 PUBLISHED = "the published 66-pair backtest"
 
 

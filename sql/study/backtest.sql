@@ -7,7 +7,8 @@
 -- then the steps of those packages not counted (a side schemaless or
 -- unstable) and their schemaless releases. The `published_*` columns are
 -- the backtest's own headline figures, quoted as published, so the write-up
--- prints them from here like every other number.
+-- prints them from here like every other number. Reads the view
+-- `step_changes` (step_changes.sql).
 WITH steps AS (
     SELECT * FROM release_steps WHERE server_id LIKE 'server-%'
 )
@@ -16,9 +17,8 @@ SELECT count(*) FILTER (WHERE counted) AS steps,
        coalesce(sum(changes) FILTER (WHERE counted), 0) AS findings,
        coalesce(sum(breaking) FILTER (WHERE counted), 0) AS breaking,
        count(*) FILTER (WHERE counted AND breaking > 0) AS breaking_steps,
-       (SELECT count(*) FROM steps s JOIN changes c
-          ON c.server_id = s.server_id AND c.old_digest = s.old_digest AND c.new_digest = s.new_digest
-        WHERE s.counted AND c.rule LIKE '%.dialect.changed' AND NOT c.suppressed) AS dialect_changes,
+       (SELECT count(*) FROM step_changes
+        WHERE server_id LIKE 'server-%' AND rule LIKE '%.dialect.changed') AS dialect_changes,
        count(DISTINCT server_id) FILTER (WHERE counted) AS packages,
        count(*) FILTER (WHERE NOT counted) AS not_counted,
        (SELECT count(*) FROM releases WHERE server_id LIKE 'server-%' AND schemaless) AS schemaless_releases,

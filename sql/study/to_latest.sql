@@ -6,24 +6,16 @@
 -- unstable or schemaless (sql/releases.sql).
 WITH latest AS (
     SELECT server_id, version, digest, unstable, schemaless FROM releases WHERE latest
-),
-counted AS (
-    SELECT server_id, old_digest, new_digest,
-           count(*) FILTER (WHERE severity = 'BREAKING') AS breaking,
-           count(*) AS changes,
-           count(witness_json) FILTER (WHERE severity = 'BREAKING') AS witnessed
-    FROM changes WHERE NOT suppressed GROUP BY ALL
 )
 SELECT r.server_id, r.position, r.version, l.version AS latest,
        r.digest = l.digest AS identical, r.unstable OR l.unstable AS unstable,
        r.schemaless OR l.schemaless AS schemaless,
        (r.digest = l.digest OR (p.server_id IS NOT NULL AND p.error IS NULL))
            AND NOT (r.unstable OR l.unstable OR r.schemaless OR l.schemaless) AS counted,
-       coalesce(c.changes, 0) AS changes, coalesce(c.breaking, 0) AS breaking,
-       coalesce(c.witnessed, 0) AS witnessed
+       coalesce(p.breaking + p.potentially_breaking + p.non_breaking + p.documentation, 0) AS changes,
+       coalesce(p.breaking, 0) AS breaking, coalesce(p.witnessed, 0) AS witnessed
 FROM releases r
 JOIN latest l ON l.server_id = r.server_id
 LEFT JOIN ledger p ON p.server_id = r.server_id AND p.old_digest = r.digest AND p.new_digest = l.digest
-LEFT JOIN counted c ON c.server_id = r.server_id AND c.old_digest = r.digest AND c.new_digest = l.digest
 WHERE NOT r.latest
 ORDER BY r.server_id, r.position

@@ -27,7 +27,7 @@ from pipeline.lake import Lake
 from pipeline.lake.ingest import attempt_row, capture_row, store
 from pipeline.survey.diffstage import engine_version, policy_hash, run_diff_stage
 from pipeline.survey.report import SQL
-from pipeline.survey.writeup import five_breaks, gather_study
+from pipeline.survey.writeup import VIEWS, five_breaks, gather_study
 from tests.conftest import ROOT
 
 SLICE = ROOT / "tests" / "survey" / "slice"
@@ -55,7 +55,18 @@ def by_server(rows):
 
 def test_every_study_query_is_run_by_the_write_up(study):
     on_disk = {p.stem for p in (SQL / "study").glob("*.sql")}
-    assert on_disk == set(study["rows"])
+    assert on_disk == set(study["rows"]) | {v.rsplit("/", 1)[-1] for v in VIEWS}
+
+
+def test_step_changes_are_the_counted_steps_changes(study, tmp_path):
+    con = Lake(str(study["base"] / "work" / "lake")).connect(engine_version(), policy_hash(Policy()))
+    con.execute("CREATE VIEW step_changes AS " + (SQL / "study" / "step_changes.sql").read_text())
+    rows = con.execute("SELECT server_id, new_version, severity, count(*) FROM step_changes "
+                       "GROUP BY ALL ORDER BY ALL").fetchall()
+    # each counted step: its version moved (DOCUMENTATION) and one break; beta's unstable step absent
+    assert rows == [("beta", "2025.2.1", "BREAKING", 1), ("beta", "2025.2.1", "DOCUMENTATION", 1),
+                    ("server-alpha", "1.1.0", "BREAKING", 1), ("server-alpha", "1.1.0", "DOCUMENTATION", 1),
+                    ("server-alpha", "2.0.0", "BREAKING", 1), ("server-alpha", "2.0.0", "DOCUMENTATION", 1)]
 
 
 def test_coverage_counts_versions_passes_failures_and_disagreements(study):

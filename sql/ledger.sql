@@ -1,0 +1,30 @@
+-- Each diffed pair of contracts once, with what this engine and policy
+-- found in it. A pair retried after an error keeps both ledger rows: the
+-- latest success is the answer. Counts are of unsuppressed changes by
+-- effective severity; `witnessed`: the BREAKING ones a witness proves.
+-- Created as the view `ledger` by pipeline.lake; `release_steps` and the
+-- write-up's to_latest.sql read their counts here.
+WITH latest AS (
+    SELECT * FROM pairs
+    QUALIFY row_number() OVER (PARTITION BY server_id, old_digest, new_digest
+                               ORDER BY error IS NOT NULL, diffed_at DESC) = 1
+),
+counted AS (
+    SELECT server_id, old_digest, new_digest,
+           count(*) FILTER (WHERE severity = 'BREAKING') AS breaking,
+           count(*) FILTER (WHERE severity = 'POTENTIALLY_BREAKING') AS potentially_breaking,
+           count(*) FILTER (WHERE severity = 'NON_BREAKING') AS non_breaking,
+           count(*) FILTER (WHERE severity = 'DOCUMENTATION') AS documentation,
+           count(witness_json) FILTER (WHERE severity = 'BREAKING') AS witnessed
+    FROM changes WHERE NOT suppressed GROUP BY ALL
+)
+SELECT p.server_id, p.old_version, p.new_version, p.old_digest, p.new_digest, p.grade, p.error,
+       p.diffed_at,
+       coalesce(c.breaking, 0) AS breaking,
+       coalesce(c.potentially_breaking, 0) AS potentially_breaking,
+       coalesce(c.non_breaking, 0) AS non_breaking,
+       coalesce(c.documentation, 0) AS documentation,
+       coalesce(c.witnessed, 0) AS witnessed
+FROM latest p
+LEFT JOIN counted c ON c.server_id = p.server_id AND c.old_digest = p.old_digest
+                   AND c.new_digest = p.new_digest
