@@ -20,6 +20,7 @@ COMMANDS = {
     "lock": ("pipeline.commands.lock", "write a tool-versions lockfile from a manifest"),
     "verify-lock": ("pipeline.commands.verify_lock", "compare a manifest to a lockfile; exit 2 on drift"),
     "lint-bump": ("pipeline.commands.lint_bump", "fail a release whose version under-bumps its changes"),
+    "ci": ("pipeline.commands.ci", "capture live servers, compare each with its committed baseline, report for CI"),
     "crawl": ("pipeline.crawl.command", "capture manifests from MCP servers"),
     "ingest": ("pipeline.commands.ingest", "import DIR/<server-id>/<version>.json snapshots into a lake"),
     "survey": ("pipeline.commands.survey", "crawl, store, diff every version pair, report (the main job)"),
@@ -27,6 +28,10 @@ COMMANDS = {
     "study": ("pipeline.commands.study", "capture every version twice, survey each release step, write the survey up with its numbers"),
     "drift": ("pipeline.commands.drift", "report which servers' descriptions and other prose moved, with the judges' notes"),
 }
+
+# the extra that brings each optional top-level package (pyproject.toml)
+EXTRAS = {"duckdb": "survey", "pyarrow": "survey", "polars": "survey", "matplotlib": "survey",
+          "mcp": "survey", "openai": "judges", "prefect": "flows"}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -38,7 +43,7 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="mcpdelta", description="Contract diffs for MCP servers.")
-    parser.add_argument("--version", action="version", version=f"mcpdelta {__version__}")
+    parser.add_argument("-V", "--version", action="version", version=f"mcpdelta {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name, (module, help_line) in COMMANDS.items():
         sub.add_parser(name, help=help_line, description=help_line)
@@ -54,15 +59,22 @@ def main(argv=None) -> int:
     # Parse the command name first, then let that command's module add its
     # own arguments: only the chosen command's module is imported.
     name = next((a for a in argv if not a.startswith("-")), None)
-    if name in COMMANDS:
-        module = importlib.import_module(COMMANDS[name][0])
-        module.add_arguments(parser._subparsers._group_actions[0].choices[name])
-    args = parser.parse_args(argv)
-    if args.command is None:
-        parser.print_help()
-        return 2
     try:
+        if name in COMMANDS:
+            module = importlib.import_module(COMMANDS[name][0])
+            module.add_arguments(parser._subparsers._group_actions[0].choices[name])
+        args = parser.parse_args(argv)
+        if args.command is None:
+            parser.print_help()
+            return 2
         return module.run(args)
+    except ModuleNotFoundError as exc:
+        extra = EXTRAS.get((exc.name or "").partition(".")[0])
+        if extra is None:
+            raise
+        print(f"mcpdelta: error: `mcpdelta {name}` needs the {extra} extra "
+              f"({exc.name} is not installed): pip install 'mcpdelta[{extra}]'", file=sys.stderr)
+        return 2
     except InputError as exc:
         print(f"mcpdelta: error: {exc}", file=sys.stderr)
         return 2

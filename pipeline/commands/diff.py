@@ -8,8 +8,10 @@ SEVERITY_CHOICES = ("BREAKING", "POTENTIALLY_BREAKING", "NON_BREAKING", "DOCUMEN
 
 
 def add_arguments(parser):
-    parser.add_argument("old", metavar="OLD", help="old manifest file (- for stdin)")
-    parser.add_argument("new", metavar="NEW", help="new manifest file (- for stdin)")
+    side = "manifest file (- for stdin), git:REV:PATH, or live:SERVER_ID with --servers"
+    parser.add_argument("old", metavar="OLD", help=f"old {side}")
+    parser.add_argument("new", metavar="NEW", help=f"new {side}")
+    parser.add_argument("--servers", metavar="FILE", help="servers file that live:SERVER_ID sides name")
     parser.add_argument("--format", choices=FORMATS, default="text")
     parser.add_argument("--config", metavar="FILE",
                         help="config file (default: .mcpdelta.yml here, if present)")
@@ -29,7 +31,7 @@ def add_arguments(parser):
 
 def run(args) -> int:
     from pipeline.config import find_default, load_config
-    from pipeline.engine.manifest import read_manifest
+    from pipeline.baselines import read_side
     from pipeline.engine.policy import Policy, parse_override, parse_severity
     from pipeline.engine.result import DiffResult
     from pipeline.errors import InputError
@@ -43,8 +45,8 @@ def run(args) -> int:
     policy = Policy(config.profile, config.fail_on, config.overrides, config.ignores,
                     cli_profile=args.profile, cli_fail_on=fail_on, cli_overrides=cli_overrides,
                     witness=parse_severity(args.witness, "--witness", allow_never=True))
-    old = read_manifest(args.old, config.max_bytes, config.max_depth)
-    new = read_manifest(args.new, config.max_bytes, config.max_depth)
+    old = read_side(args.old, servers_file=args.servers, max_bytes=config.max_bytes, max_depth=config.max_depth)
+    new = read_side(args.new, servers_file=args.servers, max_bytes=config.max_bytes, max_depth=config.max_depth)
     result = DiffResult(old, new, policy, old_source=args.old, new_source=args.new)
     if args.witness_candidates < 1:
         raise InputError("--witness-candidates", "must be at least 1")

@@ -15,10 +15,9 @@ ones the survey used), as in the survey report.
 import datetime as dt
 import html
 import json
-import pathlib
 import sys
 
-SQL = pathlib.Path(__file__).resolve().parents[2] / "sql"
+from pipeline.resources import SQL_DIR as SQL
 FORMAT = "mcpdelta.drift/v1"
 HELP = "report which servers' descriptions and other prose moved, with the judges' notes"
 

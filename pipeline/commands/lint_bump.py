@@ -11,7 +11,8 @@ import sys
 
 
 def add_arguments(parser):
-    parser.add_argument("manifest", metavar="MANIFEST", help="manifest file (- for stdin)")
+    parser.add_argument("manifest", metavar="MANIFEST", nargs="+",
+                        help="manifest file(s) (- for stdin), each linted against the lockfile")
     parser.add_argument("--lock", metavar="FILE", default="tool-versions.lock.yaml",
                         help="lockfile with the prior versions (default: tool-versions.lock.yaml)")
     parser.add_argument("--declared", metavar="NAME=VERSION", action="append", default=[],
@@ -22,6 +23,13 @@ def add_arguments(parser):
 
 
 def run(args) -> int:
+    """Each manifest in turn; the worst exit status."""
+    import argparse
+
+    return max(_run_one(argparse.Namespace(**{**vars(args), "manifest": m})) for m in args.manifest)
+
+
+def _run_one(args) -> int:
     from pipeline.contract import CanonicalError
     from pipeline.engine.manifest import read_manifest
     from pipeline.errors import InputError

@@ -17,8 +17,9 @@ STATUSES = ("added", "removed", "changed", "unknown_scheme")
 
 
 def add_arguments(parser):
-    parser.add_argument("manifest", metavar="MANIFEST", nargs="?",
-                        help="manifest file (- for stdin); or capture a live server with --servers/--server")
+    parser.add_argument("manifest", metavar="MANIFEST", nargs="*",
+                        help="manifest file(s) (- for stdin), each checked against the lockfile "
+                             "(as a pre-commit hook passes them); or capture a live server with --servers/--server")
     parser.add_argument("--servers", metavar="FILE", help="servers.yaml holding the live server")
     parser.add_argument("--server", metavar="ID", help="the id of the live server to capture")
     parser.add_argument("--lock", metavar="FILE", default="tool-versions.lock.yaml",
@@ -27,6 +28,14 @@ def add_arguments(parser):
 
 
 def run(args) -> int:
+    """Each manifest in turn; the worst exit status."""
+    import argparse
+
+    manifests = args.manifest or [None]
+    return max(_run_one(argparse.Namespace(**{**vars(args), "manifest": m})) for m in manifests)
+
+
+def _run_one(args) -> int:
     from pipeline.contract import CanonicalError
     from pipeline.engine.manifest import read_manifest
     from pipeline.errors import InputError

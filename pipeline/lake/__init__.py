@@ -12,7 +12,6 @@ server id is also a column inside every file, which is what readers use.
 """
 
 import os
-import pathlib
 import urllib.parse
 import uuid
 
@@ -21,7 +20,7 @@ import pyarrow.parquet as pq
 
 from pipeline.lake.tables import PARTITIONED, TABLES, VERSION
 
-SQL = pathlib.Path(__file__).resolve().parents[2] / "sql"
+from pipeline.resources import SQL_DIR as SQL
 
 
 def new_batch_id() -> str:

@@ -11,8 +11,11 @@ def _escape(text: str, prop: bool = False) -> str:
     return text.replace(":", "%3A").replace(",", "%2C") if prop else text
 
 
-def render(result, **_) -> str:
+def annotation_lines(result, source: str | None = None) -> list[tuple[str, str]]:
+    """(level, workflow command) for each unsuppressed change, located at
+    ``source`` (default: the new side)."""
     lines = []
+    file = _escape(source or result.new_source, prop=True)
     for c in result.changes:
         if c.suppressed:
             continue
@@ -23,7 +26,11 @@ def render(result, **_) -> str:
         else:
             command = "notice"
         title = _escape(f"{c.severity} {c.rule}", prop=True)
-        file = _escape(result.new_source, prop=True)
-        lines.append(f"::{command} file={file},title={title}::{_escape(c.message + ' ' + c.path)}")
+        lines.append((command, f"::{command} file={file},title={title}::{_escape(c.message + ' ' + c.path)}"))
+    return lines
+
+
+def render(result, **_) -> str:
+    lines = [line for _, line in annotation_lines(result)]
     lines.append(f"mcpdelta: {headline(result)}; grade {result.grade}; {result.verdict}")
     return "\n".join(lines) + "\n"

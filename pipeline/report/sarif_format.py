@@ -32,6 +32,16 @@ def _rule(rule) -> dict:
     }
 
 
+def _driver() -> dict:
+    return {"name": ENGINE_NAME, "version": __version__, "semanticVersion": __version__,
+            "rules": [_rule(rule) for rule in RULES.values()]}
+
+
+def empty_log() -> dict:
+    """A log of one run with no results (nothing was compared)."""
+    return {"$schema": SCHEMA, "version": "2.1.0", "runs": [{"tool": {"driver": _driver()}, "results": []}]}
+
+
 def render(result, **_) -> str:
     ids = list(RULES)
     results = []
@@ -59,9 +69,7 @@ def render(result, **_) -> str:
         "$schema": SCHEMA,
         "version": "2.1.0",
         "runs": [{
-            "tool": {"driver": {"name": ENGINE_NAME, "version": __version__,
-                                "semanticVersion": __version__,
-                                "rules": [_rule(RULES[i]) for i in ids]}},
+            "tool": {"driver": _driver()},
             "results": results,
             "properties": {"grade": result.grade, "verdict": result.verdict,
                            "fail_on": result.fail_on, "summary": result.summary},

@@ -15,9 +15,8 @@ import time
 import uuid
 
 from pipeline.errors import InputError
+from pipeline.resources import DEMO_SERVERS
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-DEMO_SERVERS = ROOT / "data" / "servers" / "demo.yaml"
 # which version pairs a survey diffs: each release with the one before, each
 # with the server's latest, every earlier one with every later one
 PAIR_MODES = ("consecutive", "latest", "all")

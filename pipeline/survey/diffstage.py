@@ -21,7 +21,7 @@ from pipeline import __version__
 from pipeline.lake import new_batch_id
 from pipeline.survey import PAIR_MODES
 
-SQL = pathlib.Path(__file__).resolve().parents[2] / "sql"
+from pipeline.resources import SQL_DIR as SQL
 
 
 def engine_version() -> str:

@@ -19,7 +19,7 @@ import pathlib
 
 from pipeline.engine.catalog import SEVERITIES
 
-SQL = pathlib.Path(__file__).resolve().parents[2] / "sql"
+from pipeline.resources import SQL_DIR as SQL
 COLOURS = {"BREAKING": "#c62828", "POTENTIALLY_BREAKING": "#ef6c00",
            "NON_BREAKING": "#2e7d32", "DOCUMENTATION": "#1565c0"}
 GRADES = ("none", "patch", "minor", "major")

@@ -1,0 +1,317 @@
+"""``mcpdelta ci --servers FILE --baseline DIR|LOCKFILE``: the one command a
+CI job runs.
+
+Captures each live server of the servers file, compares it with its
+committed baseline (``DIR/<server-id>.json``, or a tool-versions lockfile for
+a single server) and reports. Under GitHub Actions (the variables it sets)
+it also writes a job summary, annotations within GitHub's limits and step
+outputs; ``--sarif`` writes one SARIF 2.1.0 log for code scanning.
+
+Exit status: 0 every server below the failure threshold, 1 at least one at
+or above it, 2 a server that could not be captured, a missing baseline, or
+bad usage (each server is still checked; the others are still reported).
+"""
+
+import json
+import os
+import sys
+
+from pipeline.commands.diff import SEVERITY_CHOICES
+from pipeline.errors import InputError
+
+# GitHub renders at most 10 annotations of each level per step, and a PR
+# comment or job summary holds 65,536 characters: keep well under both.
+MAX_ANNOTATIONS = 10
+MARKDOWN_BUDGET = 60_000
+SEVERITIES = ("BREAKING", "POTENTIALLY_BREAKING", "NON_BREAKING", "DOCUMENTATION")
+
+
+def add_arguments(parser):
+    parser.add_argument("--servers", metavar="FILE", required=True, help="servers file of the live servers")
+    parser.add_argument("--baseline", metavar="DIR|LOCKFILE", required=True,
+                        help="folder of <server-id>.json baselines, or a tool-versions lockfile (one server)")
+    parser.add_argument("--server", metavar="ID", action="append", default=[],
+                        help="check only this server (repeatable; default: every server of the file)")
+    parser.add_argument("--update-baseline", action="store_true",
+                        help="after review: rewrite the baselines from the live capture")
+    parser.add_argument("--config", metavar="FILE", help="config file (default: .mcpdelta.yml here, if present)")
+    parser.add_argument("--profile", choices=("strict", "balanced", "advisory"))
+    parser.add_argument("--fail-on", metavar="SEVERITY", help="|".join(SEVERITY_CHOICES))
+    parser.add_argument("--severity-override", metavar="RULE=SEVERITY", action="append", default=[])
+    parser.add_argument("--witness", metavar="SEVERITY", default="BREAKING",
+                        help="witness threshold, or never (default: BREAKING)")
+    parser.add_argument("--sarif", metavar="FILE", help="write a SARIF 2.1.0 log here")
+    parser.add_argument("--markdown", metavar="FILE",
+                        help="write the Markdown report (the job summary's text) here")
+    parser.add_argument("--offline", action="store_true",
+                        help="install package sweeps from the local cache only")
+
+
+class Checked:
+    """One server's outcome: a DiffResult, or the error that stopped it."""
+
+    def __init__(self, server_id, baseline_path, result=None, error=None, updated=False):
+        self.server_id, self.baseline_path = server_id, baseline_path
+        self.result, self.error, self.updated = result, error, updated
+
+
+def run(args) -> int:
+    from pipeline.config import find_default, load_config
+    from pipeline.engine.policy import Policy, parse_override, parse_severity
+
+    config = load_config(args.config or find_default())
+    fail_on = parse_severity(args.fail_on, "--fail-on", allow_never=True) if args.fail_on else None
+    policy = Policy(config.profile, config.fail_on, config.overrides, config.ignores,
+                    cli_profile=args.profile, cli_fail_on=fail_on,
+                    cli_overrides=dict(parse_override(t) for t in args.severity_override),
+                    witness=parse_severity(args.witness, "--witness", allow_never=True))
+    ids = _server_ids(args.servers, args.server)
+    lockfile = not os.path.isdir(args.baseline) and (
+        os.path.isfile(args.baseline) or args.baseline.endswith((".yaml", ".yml")))
+    if lockfile and len(ids) != 1:
+        raise InputError(args.baseline, f"a lockfile baseline pins one server; {len(ids)} selected "
+                                        "(name one with --server ID, or give a folder of <server-id>.json)")
+    if not lockfile and not os.path.isdir(args.baseline):
+        if not args.update_baseline:
+            raise InputError(args.baseline, "no such baseline folder or lockfile")
+        os.makedirs(args.baseline, exist_ok=True)
+    checked = [_check(server_id, args, policy, lockfile) for server_id in ids]
+    _report(checked, args, policy)
+    if any(c.error for c in checked):
+        return 2
+    return 1 if any(c.result and c.result.verdict == "fail" for c in checked) else 0
+
+
+def _server_ids(servers_file: str, chosen: list[str]) -> list[str]:
+    from pipeline.crawl.servers import load
+
+    targets, _ = load(servers_file)
+    ids = list(dict.fromkeys(t.id for t in targets))  # a sweep's versions share one id
+    for server_id in chosen:
+        if server_id not in ids:
+            raise InputError(servers_file, f"no server with id {server_id!r}")
+    return [i for i in ids if i in chosen] if chosen else ids
+
+
+def _check(server_id: str, args, policy, lockfile: bool) -> Checked:
+    from pipeline.crawl.live import capture_live
+    from pipeline.engine.result import DiffResult
+
+    path = args.baseline if lockfile else os.path.join(args.baseline, f"{server_id}.json")
+    try:
+        live = capture_live(args.servers, server_id, offline=args.offline)
+        if args.update_baseline:
+            _write_baseline(path, live, lockfile, server_id)
+            return Checked(server_id, path, updated=True)
+        baseline = _read_baseline(path, lockfile)
+        result = DiffResult(baseline, live, policy, old_source=path, new_source=f"live:{server_id}")
+        if policy.witness != "never":
+            from pipeline.witness import attach_witnesses
+
+            attach_witnesses(result, min_severity=policy.witness)
+        return Checked(server_id, path, result=result)
+    except InputError as exc:
+        return Checked(server_id, path, error=str(exc))
+
+
+def _read_baseline(path: str, lockfile: bool) -> dict:
+    if not lockfile:
+        from pipeline.engine.manifest import read_manifest
+
+        if not os.path.exists(path):
+            raise InputError(path, "no baseline for this server (write one with --update-baseline)")
+        return read_manifest(path)
+    from pipeline.lockfile import read_lockfile
+
+    lock = read_lockfile(path)
+    if any(entry.contract is None for entry in lock.tools.values()):
+        raise InputError(path, "the lockfile pins digests only (written with --no-contract); "
+                               "ci compares contracts: lock again without --no-contract")
+    return {"tools": [lock.tools[name].contract for name in sorted(lock.tools)]}
+
+
+def _write_baseline(path: str, live: dict, lockfile: bool, server_id: str) -> None:
+    from pipeline import lockfile as L
+
+    if not lockfile:
+        L.write_text(path, json.dumps(live, indent=2, ensure_ascii=False) + "\n")
+        return
+    semvers = {}
+    if os.path.exists(path):  # pins carry over, each bumped by the grade of its drift
+        lock = L.read_lockfile(path)
+        semvers = {d.name: _bumped(d.semver, d.grade) for d in L.compare(lock, live) if d.semver}
+    info = live.get("serverInfo") if isinstance(live.get("serverInfo"), dict) else {}
+    L.write_text(path, L.dump_lockfile(L.build_lockfile(live, info.get("name") or server_id, semvers)))
+
+
+def _bumped(semver: str, grade: str | None) -> str:
+    major, minor, patch = (int(p) for p in semver.split("-")[0].split("+")[0].split(".")[:3])
+    if grade == "major":
+        return f"{major + 1}.0.0"
+    if grade == "minor":
+        return f"{major}.{minor + 1}.0"
+    if grade == "patch":
+        return f"{major}.{minor}.{patch + 1}"
+    return semver
+
+
+# --- reporting -------------------------------------------------------------------
+
+def _counts(checked) -> dict:
+    counts = dict.fromkeys(SEVERITIES, 0)
+    for c in checked:
+        if c.result:
+            for severity in SEVERITIES:
+                counts[severity] += sum(1 for ch in c.result.changes
+                                        if not ch.suppressed and ch.severity == severity)
+    return counts
+
+
+def _overall(checked) -> tuple[str, str]:
+    from pipeline.lockfile import RANK
+
+    results = [c.result for c in checked if c.result]
+    grade = max((r.grade for r in results), key=RANK.__getitem__, default="none")
+    if any(c.error for c in checked):
+        return "error", grade
+    return ("fail" if any(r.verdict == "fail" for r in results) else "pass"), grade
+
+
+def _report(checked, args, policy) -> None:
+    from pipeline.report import render
+
+    github = os.environ.get("GITHUB_ACTIONS") == "true"
+    for c in checked:
+        if c.error:
+            print(f"mcpdelta: error: {c.error}", file=sys.stderr)
+        elif c.updated:
+            print(f"{c.server_id}: wrote baseline {c.baseline_path}")
+        else:
+            print(f"== {c.server_id}: {c.baseline_path} -> live:{c.server_id}")
+            sys.stdout.write(render("text", c.result))
+    if github:
+        sys.stdout.write(annotations(checked))
+    verdict, grade = _overall(checked)
+    counts = _counts(checked)
+    markdown = summary_markdown(checked, verdict, grade, counts)
+    if args.markdown:
+        _write(args.markdown, markdown)
+    if os.environ.get("GITHUB_STEP_SUMMARY"):
+        _write(os.environ["GITHUB_STEP_SUMMARY"], markdown, append=True)
+    if os.environ.get("GITHUB_OUTPUT"):
+        lines = [f"verdict={verdict}", f"grade={grade}", f"servers={len(checked)}",
+                 f"errors={sum(1 for c in checked if c.error)}"]
+        lines += [f"{s.lower()}={n}" for s, n in counts.items()]
+        _write(os.environ["GITHUB_OUTPUT"], "\n".join(lines) + "\n", append=True)
+    if args.sarif:
+        _write(args.sarif, sarif(checked))
+    print(f"mcpdelta ci: {len(checked)} server(s); {verdict}; grade {grade}; "
+          + ", ".join(f"{n} {s}" for s, n in counts.items()))
+
+
+def annotations(checked, limit: int = MAX_ANNOTATIONS) -> str:
+    """GitHub workflow commands for every server, at most ``limit`` of each
+    level, then one line saying how many were left out."""
+    from pipeline.report.github_format import annotation_lines
+
+    lines, left = [], {}
+    shown = dict.fromkeys(("error", "warning", "notice"), 0)
+    for c in checked:
+        if c.error:
+            found = [("error", f"::error title=mcpdelta ci::{_escape(c.error)}")]
+        elif c.result:
+            found = annotation_lines(c.result, source=c.baseline_path)
+        else:
+            continue
+        for level, line in found:
+            if shown[level] < limit:
+                shown[level] += 1
+                lines.append(line)
+            else:
+                left[level] = left.get(level, 0) + 1
+    if left:
+        text = ", ".join(f"{n} {level}{'s' if n > 1 else ''}" for level, n in sorted(left.items()))
+        lines.append(f"::notice title=mcpdelta ci::{text} more not annotated "
+                     f"(GitHub shows {limit} of each level per step): see the job summary or the SARIF log")
+    return "".join(line + "\n" for line in lines)
+
+
+def cell(text) -> str:
+    """Text safe inside a Markdown table cell."""
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def _escape(text: str) -> str:
+    return str(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def summary_markdown(checked, verdict: str, grade: str, counts: dict,
+                     budget: int = MARKDOWN_BUDGET) -> str:
+    """The job summary: one table of every server first, then each server's
+    report, cut to ``budget`` characters with a line that says what was left out."""
+    from pipeline.report import render
+
+    head = ["## mcpdelta ci", "", f"**{verdict}** · grade **{grade}** · "
+            + " · ".join(f"{n} `{s}`" for s, n in counts.items()), "",
+            "| Server | Verdict | Grade | " + " | ".join(f"`{s}`" for s in SEVERITIES) + " |",
+            "| --- | --- | --- |" + " ---: |" * len(SEVERITIES)]
+    for c in checked:
+        if c.result:
+            n = [sum(1 for ch in c.result.changes if not ch.suppressed and ch.severity == s) for s in SEVERITIES]
+            head.append(f"| `{cell(c.server_id)}` | {c.result.verdict} | {c.result.grade} | "
+                        + " | ".join(map(str, n)) + " |")
+        else:
+            state = "baseline written" if c.updated else f"error: {cell(c.error)}"
+            head.append(f"| `{cell(c.server_id)}` | {state} | | " + " | ".join("" for _ in SEVERITIES) + " |")
+    text = "\n".join(head) + "\n"
+    sections = [(c.server_id, render("markdown", c.result)) for c in checked if c.result]
+    for i, (server_id, body) in enumerate(sections):
+        section = f"\n<details{' open' if i == 0 else ''}><summary>{cell(server_id)}</summary>\n\n{body}\n</details>\n"
+        if len(text) + len(section) <= budget - 400:
+            text += section
+            continue
+        room = budget - 400 - len(text)
+        kept = section[:max(room, 0)].rsplit("\n", 1)[0] if room > 0 else ""
+        left_lines = section.count("\n") - kept.count("\n")
+        text += kept + ("\n\n</details>\n" if kept else "")
+        later = len(sections) - i - 1
+        text += (f"\n> mcpdelta: report cut to fit a GitHub comment: {left_lines} more lines of "
+                 f"`{cell(server_id)}`" + (f" and {later} more server(s)" if later else "")
+                 + " left out; every change is in the job log and the SARIF log.\n")
+        break
+    return text
+
+
+def sarif(checked) -> str:
+    """One SARIF 2.1.0 log, one run per compared server, located at its baseline file."""
+    from pipeline.report import render
+
+    log = None
+    for c in checked:
+        if not c.result:
+            continue
+        source = c.result.new_source
+        c.result.new_source = c.baseline_path  # code scanning points at a file in the repository
+        try:
+            doc = json.loads(render("sarif", c.result))
+        finally:
+            c.result.new_source = source
+        for run in doc["runs"]:
+            run.setdefault("properties", {})["server"] = c.server_id
+        if log is None:
+            log = doc
+        else:
+            log["runs"].extend(doc["runs"])
+    if log is None:
+        from pipeline.report.sarif_format import empty_log
+
+        log = empty_log()
+    return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+
+
+def _write(path: str, text: str, append: bool = False) -> None:
+    try:
+        with open(path, "a" if append else "w", encoding="utf-8") as handle:
+            handle.write(text)
+    except OSError as exc:
+        raise InputError(path, f"cannot write: {exc.strerror or exc}") from None
