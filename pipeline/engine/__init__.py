@@ -4,6 +4,7 @@ Pure: no clock, no network, no randomness, no model. The same two manifests
 give the same changes, in the same order, in any process.
 """
 
+from pipeline.engine.behaviour import diff_probes
 from pipeline.engine.change import Change
 from pipeline.engine.entities import diff_prompts, diff_resources, diff_templates
 from pipeline.engine.normalise import canonical
@@ -31,6 +32,9 @@ def diff(old: dict, new: dict) -> list:
     for key, differ in _LISTS:
         if isinstance(old.get(key), list) and isinstance(new.get(key), list):
             differ(old[key], new[key], changes)
+    if isinstance(old.get("probes"), list) and isinstance(new.get("probes"), list):
+        tools = {t["name"]: t for t in new.get("tools") or []}
+        diff_probes(old["probes"], new["probes"], tools, changes)
     changes.sort(key=_order)
     return changes
 

@@ -429,6 +429,57 @@ _PROMPT = [
 ]
 
 
+# Probe calls made at capture time, compared by response shape (covariant:
+# the caller reads the response). {where} is the probe, {detail} the JSON
+# pointer into its response.
+_BEHAVIOUR = [
+    ("tool.behaviour.probe.removed", POTENTIALLY_BREAKING,
+     "A probe the old capture ran has no counterpart in the new one (the tool is gone, or was renamed).",
+     "The call's behaviour can no longer be compared. If the tool was renamed, keep the old name as an alias for a release.",
+     "Probe {where} of tool {entity} was not run on the new version."),
+    ("tool.behaviour.error.started", BREAKING,
+     "The same call succeeded before and now fails (a tool error, a protocol error or a timeout).",
+     "Callers that made this exact call now get an error. Accept the old arguments, or fail with an actionable message for one release.",
+     "Probe {where} of tool {entity} now fails ({new}): {detail}"),
+    ("tool.behaviour.error.stopped", NON_BREAKING,
+     "The same call failed before and now succeeds.",
+     _NOTHING + "a call that used to fail now returns a result.",
+     "Probe {where} of tool {entity} now succeeds (was {old})."),
+    ("tool.behaviour.content.removed", BREAKING,
+     "A kind of content block (or `structuredContent`) the response carried is gone.",
+     "Callers reading that block get nothing. Keep emitting it beside the new one for a release.",
+     "The response of probe {where} of tool {entity} no longer carries {old} ({detail})."),
+    ("tool.behaviour.content.added", NON_BREAKING,
+     "The response carries a new kind of content block (or `structuredContent`).",
+     _NOTHING + "readers that do not know the new block skip it.",
+     "The response of probe {where} of tool {entity} now carries {new} ({detail})."),
+    ("tool.behaviour.field.removed", BREAKING,
+     "A field every old response carried is missing from the new one.",
+     "Results that carried the field no longer do: readers of it fail. Keep the field (deprecated) for a release.",
+     "The response of probe {where} of tool {entity} lost field {detail}."),
+    ("tool.behaviour.field.added", NON_BREAKING,
+     "The response has a new field.",
+     _NOTHING + "readers ignore fields they do not know.",
+     "The response of probe {where} of tool {entity} gained field {detail}."),
+    ("tool.behaviour.field.nowOptional", BREAKING,
+     "A field every old array element carried is missing from some new ones.",
+     "Readers that relied on the field being present fail on the elements without it. Always send it, null if need be.",
+     "Field {detail} of the response of probe {where} of tool {entity} is now missing from some elements."),
+    ("tool.behaviour.type.changed", BREAKING,
+     "A value in the response has another JSON type (an array became an object, JSON text became prose, ...).",
+     "Readers parse the old type and fail on the new one. Return the old type, or add the new value under a new name.",
+     "At {detail}, the response of probe {where} of tool {entity} changed type from {old} to {new}."),
+    ("tool.behaviour.format.changed", POTENTIALLY_BREAKING,
+     "A string in the response lost its format class (a date-time, uuid, uri or email became another kind of string).",
+     "Readers that parse the format may fail; check the new values still parse as before.",
+     "At {detail}, the response of probe {where} of tool {entity} changed format from {old} to {new}."),
+    ("tool.behaviour.outputSchema.violated", BREAKING,
+     "`structuredContent` no longer conforms to the tool's own declared `outputSchema`.",
+     "The specification says structured results MUST conform; clients that validate reject this result. Fix the result or the schema.",
+     "The structured result of probe {where} of tool {entity} violates its outputSchema: {new}."),
+]
+
+
 def _build() -> dict:
     rules = {}
 
@@ -453,6 +504,7 @@ def _build() -> dict:
     add("resourceTemplate", _TEMPLATE)
     add("resource", _RESOURCE)
     add("prompt", _PROMPT)
+    add("tool.behaviour", _BEHAVIOUR)
     return dict(sorted(rules.items()))
 
 

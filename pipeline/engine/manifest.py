@@ -20,6 +20,7 @@ ENTITY_KEYS = {
     "prompts": "name",
     "resources": "uri",
     "resourceTemplates": "uriTemplate",
+    "probes": "name",  # calls made at capture time (behaviour.py)
 }
 
 
@@ -136,6 +137,8 @@ def validate_manifest(doc, source: str = "<manifest>", max_depth: int | None = D
                             f"tool {name!r}: {schema_key} is a JSON {_kind(member[schema_key])}, "
                             "expected an object or boolean",
                         )
+            if list_key == "probes" and not isinstance(member.get("tool"), str):
+                raise InputError(source, f"{where} (probe {name!r}) has no string 'tool'")
             if list_key == "prompts" and "arguments" in member:
                 _check_arguments(member, name, source)
     return doc

@@ -7,7 +7,7 @@ from pipeline.engine.change import Change, pointer, same
 # Top-level manifest keys the engine models (lists are diffed elsewhere).
 MODELLED = frozenset({"protocolVersion", "serverInfo", "capabilities", "instructions",
                       "supportedVersions", "cacheScope", "nextCursor",
-                      "tools", "prompts", "resources", "resourceTemplates"})
+                      "tools", "prompts", "resources", "resourceTemplates", "probes"})
 _ABSENT = object()
 
 
