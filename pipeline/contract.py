@@ -170,6 +170,7 @@ def manifest_digest(manifest: dict) -> str:
         if isinstance(keyed.get(key), list):
             keyed[key] = {m[name]: m for m in keyed[key]}
     if isinstance(keyed.get("probes"), dict):  # a probe's values are not contract: its shape is
-        keyed["probes"] = {n: {k: p.get(k) for k in ("tool", "arguments", "outcome", "shape")}
-                           for n, p in keyed["probes"].items()}
+        from pipeline.engine.behaviour import fingerprint
+
+        keyed["probes"] = {n: fingerprint(p) for n, p in keyed["probes"].items()}
     return digest_contract(keyed, SCHEME_V2)

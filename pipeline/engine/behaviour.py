@@ -26,6 +26,12 @@ def _shape_of(probe: dict) -> dict:
     return result_shape(probe.get("result"))
 
 
+def fingerprint(probe: dict) -> dict:
+    """What of a probe is contract: the call, its outcome, its response's shape."""
+    return {"tool": probe.get("tool"), "arguments": probe.get("arguments"), "outcome": _outcome(probe),
+            "shape": _shape_of(probe) if _outcome(probe) == "result" else None}
+
+
 def _outcome(probe: dict) -> str:
     outcome = probe.get("outcome")
     if outcome == "result" and isinstance(probe.get("result"), dict) and probe["result"].get("isError") is True:

@@ -55,6 +55,10 @@ _NOTHING = "Nothing to do: "
 
 # (id, severity, summary, note, message) grouped by category.
 _SERVER = [
+    ("server.cache.ttlChanged", DOCUMENTATION,
+     "A list result's `ttlMs` cache hint (protocol 2026-07-28) changed: how long a client may reuse the list, not what the list holds.",
+     _NOTHING + "a cache hint only moves when clients refetch; the list itself is compared entry by entry.",
+     "The list's cache lifetime (ttlMs) changed from {old} to {new}."),
     ("server.capability.added", NON_BREAKING,
      "A capability is now advertised.",
      _NOTHING + "a new capability is additive; clients that do not know it ignore it.",
@@ -146,7 +150,7 @@ _SCHEMA = [
      "A `default` was added, removed or changed. The schema still validates; the behaviour does not match.",
      "The schema still validates, but calls that omit this argument now behave differently. Check telemetry for how often it is omitted before shipping.",
      "Consumers that fill in the documented default when the field is absent now disagree with the server. Tell them, or keep the old default.",
-     "The default of {where} in the {side} of tool {entity} changed from {old} to {new}."),
+     "The default of {where} in the {side} of tool {entity} {detail}."),
     ("deprecated.added", NON_BREAKING, NON_BREAKING,
      "`deprecated: true` appeared on a property.",
      "Check usage before removing it in a later release.",

@@ -1,28 +1,11 @@
 """One classified change, and how the engine names places in a manifest."""
 
-import marshal
-
 from pipeline.engine.catalog import RULES
 
 
 def pointer(*parts) -> str:
     """A JSON pointer (RFC 6901) from unescaped parts: names, not list indexes."""
     return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
-
-
-def same(a, b) -> bool:
-    """JSON equality. Python's == says true is 1 and false is 0; JSON does
-    not, so containers that == calls equal are also compared in marshal's
-    typed form (C speed, a bool is not an int there; version 2 writes no
-    back-references). A spelling marshal tells apart and JSON does not (a
-    key order, 1 versus 1.0) only costs a walk that finds nothing."""
-    if a is b:
-        return True
-    if a != b:
-        return False
-    if isinstance(a, (dict, list)):
-        return marshal.dumps(a, 2) == marshal.dumps(b, 2)
-    return isinstance(a, bool) == isinstance(b, bool)
 
 
 def short(value, limit: int = 60) -> str:

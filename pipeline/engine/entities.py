@@ -1,7 +1,8 @@
 """Prompts (by name), resources (by URI) and resource templates (by uriTemplate)."""
 
 from pipeline.engine import prose
-from pipeline.engine.change import Change, pointer, same
+from pipeline.engine.change import Change, pointer
+from pipeline.engine.equality import same
 
 _ABSENT = object()
 
@@ -170,7 +171,7 @@ def _ui(old_meta, new_meta, uri, base, changes):
             changes.append(Change("resource.ui.csp.widened", uri, path, sorted(a), sorted(b),
                                   where=name, detail=origin))
     dom_a, dom_b = _ui_part(old_meta, "domain"), _ui_part(new_meta, "domain")
-    if dom_a != dom_b:
+    if not same(dom_a, dom_b):
         changes.append(Change("resource.ui.domain.changed", uri, base + pointer("ui", "domain"),
                               dom_a, dom_b))
     perm_a = _strings(_ui_part(old_meta, "permissions"))

@@ -4,24 +4,10 @@ It compares two JSON trees node by node and lists every place they differ,
 knowing nothing about JSON Schema. The engine reports each difference the
 structured walk did not explain as ``*.schema.changed`` (BREAKING), so a
 keyword nobody modelled is reported the day it appears. It shares no code
-with the walk.
+with the walk beyond JSON itself: loading, and JSON equality.
 """
 
-
-def _same(a, b) -> bool:
-    # JSON true is not 1: Python's == says it is, the net must not.
-    if isinstance(a, bool) or isinstance(b, bool):
-        return type(a) is type(b) and a == b
-    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
-        return a == b
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, dict):
-        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
-    if isinstance(a, list):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
-    return a == b
-
+from pipeline.engine.equality import same
 
 MISSING = object()
 
@@ -32,7 +18,7 @@ def differences(old, new, parts=()):
     Objects are compared key by key, lists of equal length position by
     position; a list whose length changed is one difference. ``MISSING``
     stands for an absent key."""
-    if _same(old, new):
+    if same(old, new):
         return
     if isinstance(old, dict) and isinstance(new, dict):
         for key in sorted(old.keys() | new.keys()):

@@ -13,9 +13,14 @@ The result is a fresh tree (inputs are never mutated) in which:
   ``{"$ref": "#/$defs/X"}``; ``$defs`` / ``definitions`` are then dropped;
 - array-form ``items`` is ``prefixItems`` (and ``additionalItems`` is ``items``);
 - draft-04 boolean ``exclusiveMinimum`` / ``exclusiveMaximum`` are numbers;
+- Python's ``Optional[...]`` (Pydantic, FastMCP), ``anyOf: [S, {"type":
+  "null"}]`` with S a typed schema whose keywords cannot reject a null, is S
+  with ``null`` added to its ``type`` (and its ``enum``): one schema however a
+  generator spells "or null", so not recorded as a dialect;
 - an ``anyOf`` of bare ``{"type": T}`` branches is a ``type`` list;
 - on an integer, an exclusive bound is the inclusive bound a step in, and
-  bounds at JavaScript's safe-integer limits (zod 4's ``.int()``) are dropped;
+  the bounds at exactly JavaScript's safe-integer limits, +-(2^53 - 1) (zod
+  4's ``.int()``), are dropped; any other bound stays, however large;
 - set-valued keywords (``type``, ``enum``, ``required``, ``allOf`` /
   ``anyOf`` / ``oneOf`` branches) are sorted and de-duplicated;
 - no-op spellings are dropped: ``true`` / ``{}`` ``additionalProperties`` and ``items``,
@@ -24,6 +29,8 @@ The result is a fresh tree (inputs are never mutated) in which:
 """
 
 import json
+
+from pipeline.engine.equality import same
 
 # Keywords whose value is a map of name -> subschema.
 SCHEMA_MAPS = ("properties", "patternProperties", "dependentSchemas", "$defs", "definitions")
@@ -44,8 +51,25 @@ MAX_INLINED_NODES = 5000
 
 
 def canonical(value) -> str:
-    """A stable text form for sorting and set membership."""
+    """A stable text form, for sorting."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def json_key(value) -> str:
+    """A text form JSON-equal values share (canonical, every integral float
+    written as the integer it equals), for set membership."""
+    return canonical(_integral(value))
+
+
+def _integral(value):
+    kind = type(value)
+    if kind is float and value.is_integer():
+        return int(value)
+    if kind is dict:
+        return {k: _integral(v) for k, v in value.items()}
+    if kind is list:
+        return [_integral(v) for v in value]
+    return value
 
 
 def normalise_schema(schema):
@@ -152,7 +176,7 @@ def _merge(inlined, siblings):
     merged = dict(inlined)
     rest = {}
     for key, value in siblings.items():
-        if key not in merged or merged[key] == value or key in (
+        if key not in merged or same(merged[key], value) or key in (
                 "description", "title", "default", "deprecated", "examples"):
             merged[key] = value
         else:
@@ -170,8 +194,9 @@ def _tidy(node, notation):
             del node[bound]
             if flag and plain in node:
                 node[bound] = node.pop(plain)
-    if node.get("type") == "integer":
+    if _integers(node.get("type")):
         _integer_bounds(node, notation)
+    _optional(node)
     branches = node.get("anyOf")
     if (isinstance(branches, list) and branches and "type" not in node
             and all(isinstance(b, dict) and set(b) == {"type"} and isinstance(b["type"], str)
@@ -192,9 +217,68 @@ def _tidy(node, notation):
     for key, noop in (("additionalProperties", {}), ("items", {}), ("uniqueItems", False),
                       ("deprecated", False),
                       ("required", []), ("properties", {})):
-        if key in node and node[key] == noop and type(node[key]) is type(noop):
+        if key in node and same(node[key], noop):
             del node[key]
     return node
+
+
+# Keywords that constrain only instances of one type (a null passes them all),
+# and annotations, which constrain nothing.
+TYPE_SPECIFIC = frozenset({
+    "minLength", "maxLength", "pattern", "format", "contentEncoding", "contentMediaType",
+    "contentSchema",
+    "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
+    "items", "prefixItems", "additionalItems", "contains", "minContains", "maxContains",
+    "minItems", "maxItems", "uniqueItems", "unevaluatedItems",
+    "properties", "patternProperties", "additionalProperties", "required", "minProperties",
+    "maxProperties", "propertyNames", "dependentRequired", "dependentSchemas", "dependencies",
+    "unevaluatedProperties"})
+ANNOTATIONS = frozenset({"title", "description", "default", "examples", "deprecated",
+                         "readOnly", "writeOnly"})
+NULL = {"type": "null"}
+
+
+def _optional(node):
+    """``anyOf: [S, {"type": "null"}]`` -> S or null, spelled as S with null
+    in its type (and its enum). Only where every keyword of S lets a null
+    through, and S's keywords do not collide with the node's own."""
+    branches = node.get("anyOf")
+    if not (isinstance(branches, list) and len(branches) == 2):
+        return
+    first, second = branches
+    if same(second, NULL):
+        typed = first
+    elif same(first, NULL):
+        typed = second
+    else:
+        return
+    if not isinstance(typed, dict) or not _type_names(typed.get("type")):
+        return
+    if not set(typed) <= TYPE_SPECIFIC | ANNOTATIONS | {"type", "enum"}:
+        return
+    if not isinstance(typed.get("enum", []), list) or set(typed) & (set(node) - {"anyOf"}):
+        return
+    del node["anyOf"]
+    node.update(typed)
+    kinds = _type_names(typed["type"])
+    node["type"] = sorted(set(kinds) | {"null"})
+    if "enum" in typed:
+        node["enum"] = _sorted_set(typed["enum"] + [None])
+
+
+def _type_names(kind):
+    """The type names of a ``type`` keyword, or None if it is not one."""
+    if isinstance(kind, str):
+        return [kind]
+    if isinstance(kind, list) and kind and all(isinstance(t, str) for t in kind):
+        return kind
+    return None
+
+
+def _integers(kind) -> bool:
+    """Does a ``type`` admit integers and nothing else (but null)?"""
+    names = _type_names(kind)
+    return bool(names) and "integer" in names and set(names) <= {"integer", "null"}
 
 
 SAFE_INTEGER = 2 ** 53 - 1
@@ -203,9 +287,9 @@ SAFE_INTEGER = 2 ** 53 - 1
 def _integer_bounds(node, notation):
     """On integers an exclusive bound is an inclusive one a step in: zod 4
     writes ``exclusiveMinimum: 0`` where zod 3 wrote ``minimum: 1``. And zod
-    4 bounds every ``.int()`` by JavaScript's safe integers (+-(2^53 - 1)),
-    which no JSON client could exceed exactly anyway: those bounds are
-    notation too."""
+    4 bounds every ``.int()`` by exactly JavaScript's safe integers
+    (+-(2^53 - 1)): those two bounds are notation too. Any other bound is a
+    bound, compared exactly (Python compares ints and floats exactly)."""
     import math
 
     for exclusive, inclusive, step, pick in (("exclusiveMinimum", "minimum", 1, max),
@@ -219,7 +303,7 @@ def _integer_bounds(node, notation):
                 bound = pick(bound, node[inclusive])
             node[inclusive] = bound
     for key, sign in (("minimum", -1), ("maximum", 1)):
-        if _finite_number(node.get(key)) and node[key] * sign >= SAFE_INTEGER:
+        if _finite_number(node.get(key)) and node[key] == sign * SAFE_INTEGER:
             notation.add("safe-integer-bounds")
             del node[key]
 
@@ -235,5 +319,5 @@ def _sorted_set(values):
         return sorted(set(values))
     unique = {}
     for value in values:
-        unique.setdefault(canonical(value), value)
+        unique.setdefault(json_key(value), value)
     return [unique[k] for k in sorted(unique)]

@@ -2,6 +2,7 @@
 
 from pipeline import ENGINE_NAME, __version__
 from pipeline.engine import diff
+from pipeline.engine.movement import moved
 from pipeline.engine.policy import Policy, grade, summary
 
 FORMAT = "mcpdelta.diff/v1"
@@ -15,9 +16,9 @@ class DiffResult:
         self.policy = policy or Policy()
         self.changes = self.policy.apply(diff(old, new))
         self.summary = summary(self.changes)
-        # a digest that moved with no change to show still grades a patch;
-        # the digests are only worth computing when nothing else decides
-        self.grade = grade(self.changes, movement=not self.changes and self._digests_moved())
+        # a contract that moved with no change to show still grades a patch;
+        # only worth asking when nothing else decides
+        self.grade = grade(self.changes, movement=not self.changes and moved(old, new))
         self.verdict = self.policy.verdict(self.changes)
 
     @property
@@ -41,15 +42,6 @@ class DiffResult:
             except CanonicalError as exc:
                 raise InputError(source, f"cannot compute the contract digest: {exc}") from None
         return tuple(out)
-
-    def _digests_moved(self) -> bool:
-        try:
-            old, new = self.digests()
-        except Exception:  # noqa: BLE001 - unrepresentable: compare as parsed instead
-            from pipeline.engine.change import same
-
-            return not same(self.old, self.new)
-        return old != new
 
     def as_json(self) -> dict:
         old_digest, new_digest = self.digests()

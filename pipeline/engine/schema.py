@@ -9,9 +9,10 @@ caught by the completeness net (``net.py``) and reported as
 """
 
 from pipeline.engine import prose
-from pipeline.engine.change import Change, pointer, same
+from pipeline.engine.change import Change, pointer, short
+from pipeline.engine.equality import same
 from pipeline.engine.net import MISSING, differences
-from pipeline.engine.normalise import canonical, normalise_schema
+from pipeline.engine.normalise import canonical, json_key, normalise_schema
 
 
 def diff_schema(side: str, entity: str, base: str, old, new) -> list:
@@ -128,7 +129,7 @@ def _covers(wide, narrow) -> bool:
 def _type(w, old, new, rel):
     a, b = old.get("type", MISSING), new.get("type", MISSING)
     sa, sb = _type_set(a), _type_set(b)
-    if a == b or sa is False or sb is False:
+    if same(a, b) or sa is False or sb is False:
         return
     grows, shrinks = _covers(sb, sa), _covers(sa, sb)
     if grows and shrinks:
@@ -150,10 +151,10 @@ def _enum(w, old, new, rel):
     if b is MISSING:
         w.emit("enum.widened", path, a, b, detail="any value")
         return
-    keep = {canonical(v) for v in b}
-    had = {canonical(v) for v in a}
-    removed = [v for v in a if canonical(v) not in keep]
-    added = [v for v in b if canonical(v) not in had]
+    keep = {json_key(v) for v in b}
+    had = {json_key(v) for v in a}
+    removed = [v for v in a if json_key(v) not in keep]
+    added = [v for v in b if json_key(v) not in had]
     if removed:
         w.emit("enum.narrowed", path, a, b, detail=canonical(removed))
     if added:
@@ -188,7 +189,7 @@ NUMERIC_BOUNDS = (("minimum", "exclusiveMinimum", True), ("maximum", "exclusiveM
 def _bounds(w, old, new, rel):
     for key in LOWER_BOUNDS + UPPER_BOUNDS:
         a, b = old.get(key, MISSING), new.get(key, MISSING)
-        if a == b or (a is not MISSING and not _is_number(a)) or (
+        if same(a, b) or (a is not MISSING and not _is_number(a)) or (
                 b is not MISSING and not _is_number(b)):
             continue
         if a is MISSING or b is MISSING:
@@ -284,7 +285,7 @@ def _object_members(w, old, new, rel):
             w.emit("required.removed", path, True, False)
     if ("properties" in old) != ("properties" in new):
         w.claims.append(rel + ("properties",))  # every property was added or removed whole
-    if req_a != req_b or old.get("required") != new.get("required"):
+    if req_a != req_b or not same(old.get("required"), new.get("required")):
         if isinstance(old.get("required", []), list) and isinstance(new.get("required", []), list):
             w.claims.append(rel + ("required",))
 
@@ -355,13 +356,13 @@ def _combinators(w, old, new, rel):
             kind = "constraint.tightened" if a is MISSING else "constraint.loosened"
             w.emit("constraint.changed" if key == "oneOf" else kind, path, a, b, detail=key)
             continue
-        have = {canonical(x) for x in b}
-        had = {canonical(x) for x in a}
-        removed = [x for x in a if canonical(x) not in have]
-        added = [x for x in b if canonical(x) not in had]
+        have = {json_key(x) for x in b}
+        had = {json_key(x) for x in a}
+        removed = [x for x in a if json_key(x) not in have]
+        added = [x for x in b if json_key(x) not in had]
         if len(removed) == 1 and len(added) == 1:
             first = len(w.changes)
-            w.compare(removed[0], added[0], path + (b.index(added[0]),))
+            w.compare(removed[0], added[0], path + (_position(b, added[0]),))
             if key == "oneOf" and any(not c.rule.endswith(PROSE_ONLY) for c in w.changes[first:]):
                 w.emit("constraint.changed", path, a, b, detail="oneOf")
         elif key == "oneOf":
@@ -379,10 +380,23 @@ def _combinators(w, old, new, rel):
 PROSE_ONLY = (".description.changed",)
 
 
+def _position(members, member) -> int:
+    """The index of ``member`` itself (``list.index`` would take a true for a 1)."""
+    return next(i for i, m in enumerate(members) if m is member)
+
+
 def _default(w, old, new, rel):
     a, b = old.get("default", MISSING), new.get("default", MISSING)
-    if not same(a, b):
-        w.emit("default.changed", rel + ("default",), a, b)
+    if same(a, b):
+        return
+    # worded apart: a removed ``default: null`` and a changed one render alike as values
+    if a is MISSING:
+        detail = f"was added ({short(b)})"
+    elif b is MISSING:
+        detail = f"was removed (it was {short(a)})"
+    else:
+        detail = f"changed from {short(a)} to {short(b)}"
+    w.emit("default.changed", rel + ("default",), a, b, detail=detail)
 
 
 def _deprecated(w, old, new, rel):
@@ -396,7 +410,7 @@ def _deprecated(w, old, new, rel):
 def _prose(w, old, new, rel):
     for key in ("description", "title"):
         a, b = old.get(key), new.get(key)
-        if a == b or not isinstance(a, (str, type(None))) or not isinstance(b, (str, type(None))):
+        if same(a, b) or not isinstance(a, (str, type(None))) or not isinstance(b, (str, type(None))):
             continue
         severity, reason = prose.classify(a, b)
         w.emit("description.changed", rel + (key,), old.get(key, MISSING), new.get(key, MISSING),
@@ -405,7 +419,7 @@ def _prose(w, old, new, rel):
 
 def _header(w, old, new, rel):
     a, b = old.get("x-mcp-header", MISSING), new.get("x-mcp-header", MISSING)
-    if a != b:
+    if not same(a, b):
         w.emit("header.changed", rel + ("x-mcp-header",), a, b)
 
 

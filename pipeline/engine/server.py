@@ -1,20 +1,24 @@
 """Server-level surfaces: identity, capabilities, extensions, instructions,
-protocol versions, cache scope, pagination."""
+protocol versions, cache hints, pagination.
+
+Every top-level key is compared only when both manifests carry it: a missing
+key means "not captured" (CONTRACT.md). A capture that asked and got nothing
+says so with an explicit null (``"instructions": null``: the server sent
+none), which is compared like any other value."""
 
 from pipeline.engine import prose
-from pipeline.engine.change import Change, pointer, same
+from pipeline.engine.change import Change, pointer
+from pipeline.engine.equality import same
 
 # Top-level manifest keys the engine models (lists are diffed elsewhere).
 MODELLED = frozenset({"protocolVersion", "serverInfo", "capabilities", "instructions",
-                      "supportedVersions", "cacheScope", "nextCursor",
+                      "supportedVersions", "cacheScope", "ttlMs", "resultType", "nextCursor",
                       "tools", "prompts", "resources", "resourceTemplates", "probes"})
+# What a result says about itself for the transport, not the server's
+# contract (2026-07-28: every result names its kind).
+TRANSPORT = frozenset({"resultType"})
+LISTS = frozenset({"tools", "prompts", "resources", "resourceTemplates", "probes"})  # diffed elsewhere
 _ABSENT = object()
-
-
-def _initialized(manifest) -> bool:
-    """Was the initialize result captured? Then a missing ``instructions``
-    means the server sent none, not that nobody looked."""
-    return "serverInfo" in manifest or "protocolVersion" in manifest
 
 
 def diff_server(old, new, changes):
@@ -25,24 +29,24 @@ def diff_server(old, new, changes):
                               where=" and ".join(truncated),
                               detail=" / ".join(repr(m.get("nextCursor")) for m in (old, new)
                                                 if m.get("nextCursor") is not None)))
-    if _both(old, new, "protocolVersion") and old["protocolVersion"] != new["protocolVersion"]:
+    differs = {key for key in (old.keys() & new.keys()) - LISTS if not same(old[key], new[key])}
+    if "protocolVersion" in differs:
         changes.append(Change("server.protocolVersion.changed", None, "/protocolVersion",
                               old["protocolVersion"], new["protocolVersion"]))
-    if _both(old, new, "serverInfo"):
+    if "serverInfo" in differs:
         _identity(old["serverInfo"], new["serverInfo"], changes)
-    if _both(old, new, "capabilities"):
+    if "capabilities" in differs:
         _capabilities(old["capabilities"], new["capabilities"], changes)
-    if ("instructions" in old or _initialized(old)) and ("instructions" in new or _initialized(new)):
-        a, b = old.get("instructions"), new.get("instructions")
-        if a != b:
-            if isinstance(a, (str, type(None))) and isinstance(b, (str, type(None))):
-                severity, reason = prose.classify(a, b)
-                changes.append(Change("server.instructions.changed", None, "/instructions", a, b,
-                                      severity=severity, detail=reason))
-            else:
-                changes.append(Change("server.field.changed", None, "/instructions", a, b,
-                                      where="instructions"))
-    if _both(old, new, "supportedVersions"):
+    if "instructions" in differs:
+        a, b = old["instructions"], new["instructions"]
+        if isinstance(a, (str, type(None))) and isinstance(b, (str, type(None))):
+            severity, reason = prose.classify(a, b)
+            changes.append(Change("server.instructions.changed", None, "/instructions", a, b,
+                                  severity=severity, detail=reason))
+        else:
+            changes.append(Change("server.field.changed", None, "/instructions", a, b,
+                                  where="instructions"))
+    if "supportedVersions" in differs:
         a, b = _strings(old["supportedVersions"]), _strings(new["supportedVersions"])
         for version in sorted(a - b):
             changes.append(Change("server.version.dropped", None, pointer("supportedVersions", version),
@@ -50,15 +54,16 @@ def diff_server(old, new, changes):
         for version in sorted(b - a):
             changes.append(Change("server.version.added", None, pointer("supportedVersions", version),
                                   None, version))
-    if _both(old, new, "cacheScope") and old["cacheScope"] != new["cacheScope"]:
+    if "cacheScope" in differs:
         a, b = old["cacheScope"], new["cacheScope"]
         rule = ("server.surface.scopeNarrowed" if (a, b) == ("public", "private")
                 else "server.field.changed")
         changes.append(Change(rule, None, "/cacheScope", a, b, where="cacheScope"))
-    for key in sorted((old.keys() | new.keys()) - MODELLED):
-        a, b = old.get(key), new.get(key)  # null and absent: one spelling
-        if not same(a, b):
-            changes.append(Change("server.field.changed", None, pointer(key), a, b, where=key))
+    if "ttlMs" in differs:  # a cache hint: how long a list may be reused, not what it holds
+        changes.append(Change("server.cache.ttlChanged", None, "/ttlMs", old["ttlMs"], new["ttlMs"]))
+    for key in sorted(differs - MODELLED):
+        changes.append(Change("server.field.changed", None, pointer(key), old[key], new[key],
+                              where=key))
 
 
 def _both(old, new, key) -> bool:
@@ -70,8 +75,6 @@ def _strings(value) -> set:
 
 
 def _identity(old, new, changes):
-    if same(old, new):
-        return
     if not isinstance(old, dict) or not isinstance(new, dict):
         changes.append(Change("server.identity.changed", None, "/serverInfo", old, new,
                               where="serverInfo"))

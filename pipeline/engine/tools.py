@@ -1,7 +1,8 @@
 """Tools: matched by name; renames, prose, schemas, annotations, icons, _meta."""
 
 from pipeline.engine import prose
-from pipeline.engine.change import Change, pointer, same
+from pipeline.engine.change import Change, pointer
+from pipeline.engine.equality import same
 from pipeline.engine.normalise import canonical, normalise_schema
 from pipeline.engine.schema import diff_schema
 
@@ -67,11 +68,13 @@ def diff_tool(old, new, entity, changes):
     base = pointer("tools", entity)
     for key, rule in (("title", "tool.title.changed"), ("description", "tool.description.changed")):
         a, b = old.get(key), new.get(key)
-        if a != b and isinstance(a, (str, type(None))) and isinstance(b, (str, type(None))):  # text
+        if same(a, b):
+            continue
+        if isinstance(a, (str, type(None))) and isinstance(b, (str, type(None))):  # text
             severity, reason = prose.classify(a, b)
             changes.append(Change(rule, entity, base + pointer(key), a, b,
                                   severity=severity, detail=reason))
-        elif not same(a, b):
+        else:
             changes.append(Change("tool.field.changed", entity, base + pointer(key), a, b, where=key))
     for side, key in (("input", "inputSchema"), ("output", "outputSchema")):
         a, b = old.get(key, _ABSENT), new.get(key, _ABSENT)
@@ -143,7 +146,7 @@ def _meta(old, new, entity, base, changes):
     uri_a, vis_a = _ui(a)
     uri_b, vis_b = _ui(b)
     ui_path = base + pointer("_meta", "ui")
-    if uri_a != uri_b:
+    if not same(uri_a, uri_b):
         rule = ("tool.ui.resourceUri.added" if uri_a is None else
                 "tool.ui.resourceUri.removed" if uri_b is None else "tool.ui.resourceUri.changed")
         changes.append(Change(rule, entity, ui_path + pointer("resourceUri"), uri_a, uri_b))

@@ -6,11 +6,13 @@ Each file in ``cases/`` is one pair, named after what it shows:
     old: {manifest}
     new: {manifest}
     expect:                 # hand-written, never copied from output
-      - {rule: ..., severity: ..., path: ...}
+      - {rule: ..., severity: ..., path: ..., message: ...}
     exact: true             # optional: expect is the whole diff
+    grade: none             # optional: the DiffResult's grade
 
 Severities in ``expect`` are the engine's defaults (balanced profile, no
-config). ``path`` is optional per expectation.
+config). ``path`` and ``message`` (a part of the message) are optional per
+expectation.
 """
 
 import pathlib
@@ -21,6 +23,7 @@ import yaml
 from pipeline.engine import diff
 from pipeline.engine.catalog import RULES
 from pipeline.engine.manifest import validate_manifest
+from pipeline.engine.result import DiffResult
 
 CASES = sorted((pathlib.Path(__file__).parent / "cases").glob("*.yaml"))
 
@@ -36,15 +39,18 @@ def test_case(path):
     assert case.get("shows"), f"{path.name}: say what the case shows"
     old = validate_manifest(case["old"], "old")
     new = validate_manifest(case["new"], "new")
-    got = [(c.rule, c.default_severity, c.path) for c in diff(old, new)]
+    changes = diff(old, new)
+    got = [(c.rule, c.default_severity, c.path) for c in changes]
     for want in case["expect"]:
         assert want["rule"] in RULES, f"{path.name}: unknown rule {want['rule']}"
-        matches = [g for g in got if g[0] == want["rule"] and g[1] == want["severity"]
-                   and want.get("path", g[2]) == g[2]]
-        assert matches, f"{path.name}: expected {want}, got {got}"
+        matches = [c for c in changes if c.rule == want["rule"] and c.default_severity == want["severity"]
+                   and want.get("path", c.path) == c.path and want.get("message", "") in c.message]
+        assert matches, f"{path.name}: expected {want}, got {[(c.rule, c.message) for c in changes]}"
     if case.get("exact"):
         wanted = sorted((w["rule"], w["severity"]) for w in case["expect"])
         assert sorted((g[0], g[1]) for g in got) == wanted, f"{path.name}: got {got}"
+    if "grade" in case:
+        assert DiffResult(old, new).grade == case["grade"], f"{path.name}: grade"
 
 
 def test_every_rule_has_a_case():
