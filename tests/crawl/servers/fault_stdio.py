@@ -3,6 +3,8 @@
     python fault_stdio.py MODE
 
 Modes: ok (fidelity: unknown keys, _meta, odd types, 3 honest pages),
+noisy (non-JSON lines on stdout), fail-tools (an error answer to tools/list),
+fail-prompts (-32603 to prompts/list), no-templates (-32601 to templates),
 hang, hang-stubborn (ignores SIGTERM and stdin EOF), exit-early,
 partial-line, crash-mid-list, garbage, huge, flood, cycle, endless,
 reject-prompts, init-error, echo-secret, leak-crash, old-only, echo-client (serverInfo
@@ -65,6 +67,9 @@ def handle(msg):
     method = msg.get("method")
     if "id" not in msg:
         return
+    if method == "tools/list" and MODE == "fail-tools":
+        send({"jsonrpc": "2.0", "id": msg["id"], "error": {"code": -32603, "message": "Internal error: no db"}})
+        return
     if method == "initialize":
         if MODE == "old-only" and msg["params"]["protocolVersion"] != "2025-03-26":
             send({"jsonrpc": "2.0", "id": msg["id"], "error": {
@@ -78,8 +83,11 @@ def handle(msg):
             sys.stderr.write(f"auth failed with token={os.environ.get('FAULT_TOKEN')}\n")
             sys.stderr.flush()
             os._exit(2)
-        if MODE == "garbage":
-            sys.stdout.write("Server starting... hello there\n")
+        if MODE == "noisy":  # banners and log lines on stdout, as popular servers print
+            sys.stdout.write("Transport: stdio\nLoading configuration from .env file...\n")
+            sys.stdout.flush()
+        if MODE == "garbage":  # past the crawler's bound of skipped lines
+            sys.stdout.write("Server starting... hello there\n" * 1500)
             sys.stdout.flush()
             return
         if MODE in ("hang", "hang-stubborn"):
@@ -106,6 +114,9 @@ def handle(msg):
         return
     if method == "tools/list":
         cursor = (msg.get("params") or {}).get("cursor")
+        if MODE == "noisy":
+            sys.stdout.write("Successfully initialized Chroma client\n42\n")
+            sys.stdout.flush()
         if MODE == "ok":
             # a log notification and a server->client ping before the answer
             send({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "hi"}})
@@ -138,6 +149,8 @@ def handle(msg):
     if method == "prompts/list":
         if MODE == "reject-prompts":
             send({"jsonrpc": "2.0", "id": msg["id"], "error": {"code": -32601, "message": "Method not found"}})
+        elif MODE == "fail-prompts":
+            send({"jsonrpc": "2.0", "id": msg["id"], "error": {"code": -32603, "message": "Internal error"}})
         else:
             answer(msg, {"prompts": [{"name": "p1", "arguments": [{"name": "a", "required": True, "x-extra": 1}]}]})
         return
@@ -145,6 +158,9 @@ def handle(msg):
         answer(msg, {"resources": [{"uri": "file:///x", "name": "x", "_meta": {"size": 3}}]})
         return
     if method == "resources/templates/list":
+        if MODE == "no-templates":
+            send({"jsonrpc": "2.0", "id": msg["id"], "error": {"code": -32601, "message": "Method not found"}})
+            return
         answer(msg, {"resourceTemplates": [{"uriTemplate": "file:///{p}", "name": "tpl"}]})
         return
     send({"jsonrpc": "2.0", "id": msg["id"], "error": {"code": -32601, "message": "Method not found"}})
