@@ -31,6 +31,14 @@ def vt(version: str) -> tuple:
 
 def serve(server, args) -> None:
     if getattr(args, "era", "dual") == "legacy":
+        # as a server from before 2026-07-28: every connection opens in the
+        # handshake era and server/discover is an unknown method
+        try:
+            import mcp.server.runner as runner
+
+            runner._has_modern_envelope = lambda params: False
+        except (ImportError, AttributeError):  # pragma: no cover - mcp 1.x has no such era
+            pass
         lowlevel = getattr(server, "_lowlevel_server", None) or getattr(server, "_mcp_server", None)
         getattr(lowlevel, "_request_handlers", {}).pop("server/discover", None)
     if args.transport == "stdio":

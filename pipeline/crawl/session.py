@@ -63,6 +63,11 @@ class DiscoverBroke(CrawlError):
     """The server died or went silent on ``server/discover``: retry with ``initialize`` on a fresh start."""
 
 
+class ModernAfterAll(Exception):
+    """``initialize`` answered -32022 naming a stateless revision: a late discover answer
+    locked the connection modern; ask ``server/discover`` once more (as the SDK client does)."""
+
+
 class Session:
     def __init__(self, transport, limits: Limits, client: ClientIdentity | None = None):
         self.transport, self.limits = transport, limits
@@ -156,6 +161,9 @@ class Session:
             supported = data.get("supported") if isinstance(data, dict) else None
             if not (isinstance(supported, list) and supported and all(isinstance(v, str) for v in supported)):
                 raise CrawlError("protocol_error", f"the server refused initialize: {exc}") from None
+            if exc.code == UNSUPPORTED_VERSION and self.client.modern_version and not notes.handshake \
+                    and any(v in MODERN_PROTOCOL_VERSIONS for v in supported):
+                raise ModernAfterAll() from None
             notes.supported_versions = supported
             notes.offered_protocol = max(supported)
             params["protocolVersion"] = notes.offered_protocol
@@ -220,13 +228,20 @@ async def capture(transport, limits: Limits, client: ClientIdentity | None = Non
         raise CrawlError("timeout", f"could not connect within {limits.start_timeout_s:g}s",
                          transient=transport.remote) from None
     found = await session.discover(notes) if discover and client.modern_version else None
+    if found is None:
+        try:
+            manifest = dict(await session.initialize(notes))
+        except ModernAfterAll:
+            found = await session.discover(notes)
+            if found is None:
+                raise CrawlError("protocol_error", "initialize was refused for server/discover, "
+                                                   "which then did not answer") from None
+        else:
+            if notes.supported_versions and "supportedVersions" not in manifest:
+                manifest["supportedVersions"] = notes.supported_versions
+            await transport.notify(jsonrpc.notification("notifications/initialized"))
     if found is not None:
         manifest = _discover_manifest(found, session.modern)
-    else:
-        manifest = dict(await session.initialize(notes))
-        if notes.supported_versions and "supportedVersions" not in manifest:
-            manifest["supportedVersions"] = notes.supported_versions
-        await transport.notify(jsonrpc.notification("notifications/initialized"))
     # absent from the answer = the server sent none (an absent key would read "not captured")
     manifest.setdefault("instructions", None)
     capabilities = manifest.get("capabilities")

@@ -5,6 +5,11 @@
 Modes: ok (fidelity: unknown keys, _meta, odd types, 3 honest pages),
 noisy (non-JSON lines on stdout), fail-tools (an error answer to tools/list),
 fail-prompts (-32603 to prompts/list), no-templates (-32601 to templates),
+bare-init (initialize without instructions), home (writes to $HOME and its
+cache folder, reports where), set-default (a default built from a set),
+node-crash (a Node-style crash report on stderr), leak-long (a long secret
+with inner whitespace on stderr, then a crash), setsid-child (a child in its
+own session and a double-forked grandchild, both ignoring SIGTERM),
 hang, hang-stubborn (ignores SIGTERM and stdin EOF), exit-early,
 partial-line, crash-mid-list, garbage, huge, flood, cycle, endless,
 reject-prompts, init-error, echo-secret, leak-crash, old-only, echo-client (serverInfo
@@ -92,7 +97,26 @@ def handle(msg):
             return
         if MODE in ("hang", "hang-stubborn"):
             time.sleep(3600)
+        if MODE == "node-crash":
+            sys.stderr.write(NODE_CRASH)
+            sys.stderr.flush()
+            os._exit(1)
+        if MODE == "leak-long":
+            token = os.environ.get("FAULT_TOKEN", "")
+            sys.stderr.write("x" * 150 + f" auth failed: token={token}\n" + "y" * int(os.environ.get("FILL", "0")) + "\n")
+            sys.stderr.flush()
+            os._exit(2)
         result = dict(INIT)
+        if MODE == "bare-init":
+            result.pop("instructions")
+        if MODE == "home":
+            home = os.path.expanduser("~")
+            os.makedirs(os.path.join(home, ".fault"), exist_ok=True)
+            with open(os.path.join(home, ".fault", "state"), "w") as fh:
+                fh.write("written by the server")
+            cache = os.environ.get("XDG_CACHE_HOME", os.path.join(home, ".cache"))
+            os.makedirs(os.path.join(cache, "fault"), exist_ok=True)
+            result["serverInfo"] = {"name": "fault", "version": "1.0.0", "home": home, "cache": cache}
         if MODE == "echo-secret":
             token = os.environ.get("FAULT_TOKEN", "")
             result["serverInfo"] = {"name": "fault", "version": "1.0.0", "token": token,
@@ -127,6 +151,10 @@ def handle(msg):
             if nxt:
                 result["nextCursor"] = nxt
             answer(msg, result)
+        elif MODE == "set-default":
+            order = list({"alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel"})
+            answer(msg, {"tools": [{"name": "pick", "inputSchema": {"type": "object", "properties": {
+                "fields": {"type": "array", "default": order}}}}]})
         elif MODE == "crash-mid-list":
             if cursor is None:
                 answer(msg, {"tools": [TOOL_A], "nextCursor": "2"})
@@ -166,8 +194,48 @@ def handle(msg):
     send({"jsonrpc": "2.0", "id": msg["id"], "error": {"code": -32601, "message": "Method not found"}})
 
 
+NODE_CRASH = """node:internal/modules/esm/resolve:873
+  throw new ERR_MODULE_NOT_FOUND(packageName, fileURLToPath(base), null);
+        ^
+
+Error [ERR_MODULE_NOT_FOUND]: Cannot find package 'pkce-challenge' imported from /srv/node_modules/sdk/dist/auth.js
+    at packageResolve (node:internal/modules/esm/resolve:873:9)
+    at moduleResolve (node:internal/modules/esm/resolve:946:18) {
+  code: 'ERR_MODULE_NOT_FOUND'
+}
+
+Node.js v20.20.2
++-----------------------------------------+
+"""
+
+
+def escape_children():
+    """A child in its own session and a double-forked grandchild (both ignore SIGTERM)."""
+    pidfile = os.environ["PIDFILE"]
+    code = "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(300)"
+    child = subprocess.Popen([sys.executable, "-c", code], start_new_session=True,
+                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    read, write = os.pipe()
+    first = os.fork()
+    if first == 0:  # double fork: the grandchild is nobody's child but init's
+        os.setsid()
+        pid = os.fork()
+        if pid:
+            os.write(write, str(pid).encode())
+            os._exit(0)
+        os.execv(sys.executable, [sys.executable, "-c", code])
+    os.close(write)
+    grandchild = int(os.read(read, 32).decode())
+    os.waitpid(first, 0)
+    with open(pidfile, "w") as fh:
+        fh.write(f"{os.getpid()} {child.pid} {grandchild}\n")
+
+
 def main():
-    spawn_child()
+    if MODE == "setsid-child" or os.environ.get("ESCAPE"):
+        escape_children()
+    else:
+        spawn_child()
     if MODE == "hang-stubborn":
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
     if MODE == "exit-early":
