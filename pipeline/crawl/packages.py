@@ -197,7 +197,7 @@ def _dated_late(err: str) -> bool:
 
 
 def _requires_python(err: str) -> str | None:
-    m = re.search(r"Requires-Python\s+([<>=!~0-9.,\s*]+?)(?:\s*$|\s*[;:)]|\s+[A-Za-z])", err, re.M)
+    m = re.search(r"Requires-Python\s*([<>=!~]=?\s*[0-9][0-9.*]*(?:\s*,\s*[<>=!~]=?\s*[0-9][0-9.*]*)*)", err)
     return m.group(1).replace(" ", "").strip(",") if m else None
 
 
