@@ -136,3 +136,42 @@ def test_a_sweep_skips_what_it_captured_and_captures_what_is_new(tmp_path):
     assert [r["version"] for r in rows].count("1.0.0") == 1 and len(rows) == 3  # the log is appended to
     again = _offline(tmp_path, cache, entry, recapture=True)
     assert sorted(r.version for r in again) == ["1.0.0", "1.1.0", "1.2.0"]
+
+
+# -- npm, against a registry stand-in ----------------------------------------------
+@pytest.fixture
+def npm_registry(monkeypatch, tmp_path):
+    import shutil
+
+    from .servers.local_npm import LocalNpm
+
+    if not shutil.which("npm"):
+        pytest.skip("npm is not installed")
+    reg = LocalNpm()
+    reg.add("mcpdelta-fx-npm", "1.0.0", "2025-01-01T00:00:00.000Z",
+            dependencies={"mcpdelta-fx-npmdep": "^2.0.0"}, server=True)
+    reg.add("mcpdelta-fx-npmdep", "1.0.0", "2024-12-01T00:00:00.000Z")
+    reg.add("mcpdelta-fx-npmdep", "2.0.0", "2025-01-03T00:00:00.000Z")  # two days after the release
+    reg.start()
+    monkeypatch.setenv("npm_config_registry", reg.url)
+    monkeypatch.setenv("npm_config_update_notifier", "false")
+    monkeypatch.setenv("npm_config_userconfig", str(tmp_path / "npmrc"))
+    yield reg
+    reg.stop()
+
+
+def test_npm_etarget_gets_a_second_try_and_a_failed_lookup_says_why(tmp_path, npm_registry):
+    servers = write(tmp_path / "servers.yaml", """servers:
+  - {id: npm-late, package: {registry: npm, name: mcpdelta-fx-npm, versions: latest}}
+  - {id: npm-missing, package: {registry: npm, name: mcpdelta-fx-no-such, versions: latest}}
+""")
+    targets, _ = load(servers)
+    cache = PackageCache(tmp_path / "cache", 300)
+    records = asyncio.run(crawl(targets, fast_limits(total_timeout_s=300), tmp_path / "out", cache=cache))
+    by = {r.id: r for r in records}
+    late, missing = by["npm-late"], by["npm-missing"]
+    assert late.ok, late.error
+    assert late.manifest["tools"][0]["name"] == "hello"
+    assert late.install_retry and "ETARGET" in late.install_retry and "mcpdelta-fx-npmdep" in late.install_retry
+    assert not missing.ok and missing.error_kind == "version_lookup"
+    assert "E404" in missing.error and "complete log" not in missing.error
