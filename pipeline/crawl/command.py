@@ -1,8 +1,13 @@
 """``mcpdelta crawl --servers FILE --out DIR``: capture manifests from MCP servers.
 
 Writes ``DIR/<id>/<version>.json`` per successful capture and
-``DIR/crawl-log.jsonl`` (one line per attempt, failures included). Exit 0
-when the crawl ran, whatever the servers did; 2 for bad input.
+``DIR/crawl-log.jsonl`` (one line per attempt, failures included, appended
+across runs). A version sweep skips the releases DIR already holds a good
+capture of unless ``--recapture``.
+
+Exit status: 0 every capture succeeded; 1 at least one failed (each failure
+a log row and a line on stderr); 2 bad input; 130 / 143 the crawl was
+stopped by SIGINT / SIGTERM (every server it started is ended first).
 
 ``--client-name``, ``--client-version`` and ``--protocol-version`` change
 the identity the crawler presents in ``initialize`` (``clientInfo`` and the
@@ -15,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import signal
 import sys
 from pathlib import Path
 
@@ -39,7 +45,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--client-version", metavar="VERSION",
                         help="clientInfo.version sent in initialize (default: mcpdelta's version)")
     parser.add_argument("--protocol-version", metavar="REVISION",
-                        help="the protocol revision offered first, e.g. 2025-06-18 (default: the newest known)")
+                        help="the protocol revision offered first, e.g. 2025-06-18 (initialize only) or "
+                             "2026-07-28 (server/discover, then initialize; the default)")
+    parser.add_argument("--recapture", action="store_true",
+                        help="capture again the package releases --out already holds a good capture of")
+    parser.add_argument("--release-installs", action="store_true",
+                        help="remove each package install once it is captured (the last pass that needs it)")
+    parser.add_argument("--download-cache-gb", type=float, metavar="GB", default=20.0,
+                        help="bound of npm's and pip's download caches under --cache (default 20)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -47,6 +60,7 @@ def run(args: argparse.Namespace) -> int:
     from .packages import PackageCache, default_cache
     from .runner import crawl
     from .servers import load
+    from .stdio import kill_all
 
     targets, limits = load(args.servers)
     if args.only:
@@ -62,6 +76,8 @@ def run(args: argparse.Namespace) -> int:
         if args.timeout <= 0:
             raise InputError("--timeout", "must be positive")
         limits.start_timeout_s = limits.request_timeout_s = args.timeout
+    from .model import MODERN_PROTOCOL_VERSIONS
+
     client = ClientIdentity()
     for flag, value, attr in (("--client-name", args.client_name, "name"),
                               ("--client-version", args.client_version, "version"),
@@ -70,6 +86,13 @@ def run(args: argparse.Namespace) -> int:
             if not value.strip():
                 raise InputError(flag, "must not be empty")
             setattr(client, attr, value)
+    if args.protocol_version is not None:  # a modern revision: discover first; an older one: initialize only
+        if args.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            client.modern_version, client.protocol_version = args.protocol_version, ClientIdentity().protocol_version
+        else:
+            client.modern_version = None
+    if not (args.download_cache_gb > 0 and args.download_cache_gb < float("inf")):
+        raise InputError("--download-cache-gb", "must be a positive number")
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise InputError(args.out, "exists and is not a folder")
@@ -78,23 +101,52 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise InputError(args.out, f"cannot create: {exc.strerror or exc}") from None
     cache = PackageCache(Path(args.cache) if args.cache else default_cache(), limits.install_timeout_s,
-                         offline=args.offline)
+                         offline=args.offline, download_cache_bytes=int(args.download_cache_gb * 1024 ** 3))
 
     progress = _TtyProgress() if sys.stderr.isatty() else None
+    skipped: list = []
+    stopped: list[int] = []
+
+    async def main():
+        task = asyncio.current_task()
+        loop = asyncio.get_running_loop()
+
+        def stop(signum: int) -> None:
+            if not stopped:
+                stopped.append(signum)
+                task.cancel()
+
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(signum, stop, signum)
+        try:
+            return await crawl(targets, limits, out, cache=cache, progress=progress.update if progress else None,
+                               on_total=progress.start if progress else None, client=client,
+                               recapture=args.recapture, release_installs=args.release_installs, skipped=skipped)
+        finally:
+            for signum in (signal.SIGTERM, signal.SIGINT):
+                loop.remove_signal_handler(signum)
+
     try:
-        records = asyncio.run(crawl(targets, limits, out, cache=cache,
-                                    progress=progress.update if progress else None,
-                                    on_total=progress.start if progress else None, client=client))
+        records = asyncio.run(main())
+    except asyncio.CancelledError:
+        records = None
     finally:
+        kill_all()  # whatever a stopped crawl left running
         if progress:
             progress.stop()
+    if stopped:
+        name = signal.Signals(stopped[0]).name
+        print(f"crawl stopped by {name}; every server it started has been ended; "
+              f"the captures finished so far are in {out}", file=sys.stderr)
+        return 128 + stopped[0]
     ok = sum(r.ok for r in records)
-    print(f"crawled {len(records)} capture(s): {ok} ok, {len(records) - ok} failed; "
+    note = f"; {len(skipped)} already captured (skipped; --recapture to capture again)" if skipped else ""
+    print(f"crawled {len(records)} capture(s): {ok} ok, {len(records) - ok} failed{note}; "
           f"manifests and crawl-log.jsonl in {out}")
     for r in records:
         if not r.ok:
             print(f"  {r.id} {r.version}: {r.error_kind}: {r.error}", file=sys.stderr)
-    return 0
+    return 1 if ok < len(records) else 0
 
 
 class _TtyProgress:

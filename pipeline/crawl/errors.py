@@ -12,17 +12,25 @@ Kinds (the ``error_kind`` column of the crawl log):
 - ``http_status``      an HTTP answer other than 2xx (and not 401)
 - ``auth_required``    HTTP 401 (or 403): the server wants credentials
 - ``connection_error`` refused, reset, DNS: nothing to talk to
+- ``list_failed``      ``tools/list`` failed (an error answer or a result without a tools list)
 - ``install_failed``   a version of a package could not be installed
 - ``version_lookup``   a package's published versions could not be listed
 - ``bad_target``       the server entry cannot be crawled as given
+- ``missing_env``      a ``${VAR}`` of the entry is not set
+- ``interrupted``      the crawl itself was stopped (SIGTERM, SIGINT)
 
 On a row that *succeeded* (``ok`` true) ``error_kind`` may still be set:
 ``truncated`` (a list stopped early: page cap or cursor cycle; the manifest
-keeps the last ``nextCursor``) or ``partial`` (the server rejected a list
-method it advertised; that surface is missing from the manifest).
+keeps the last ``nextCursor``) or ``partial`` (an optional list method the
+server advertised failed; that surface is missing from the manifest). An
+optional list answered with ``-32601`` (method not found) is only a warning.
 """
 
 from __future__ import annotations
+
+import re
+
+from .redact import current_secrets, redact
 
 
 class CrawlError(Exception):
@@ -39,6 +47,37 @@ class CrawlError(Exception):
 
 
 def short(text: str, limit: int = 200) -> str:
-    """A one-line excerpt for error messages."""
-    text = " ".join(str(text).split())
+    """A one-line excerpt for error messages; the capture's secrets are
+    redacted first, so neither the cut nor the collapsing can split one."""
+    text = " ".join(redact(str(text), current_secrets()).split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+# A line that names what went wrong (not a stack frame, a banner or a box edge).
+_CAUSE = re.compile(r"(?i)\b(error|exception|cannot|can't|could not|couldn't|failed|failure|fatal|"
+                    r"not found|no such|no module|missing|denied|refused|invalid|unable|requires?|"
+                    r"unsupported|panic|abort(ed)?|killed)\b|ERR!|\b(?-i:E[A-Z]{3,}|\w+Error|\w+Exception)\b")
+_NOT_CAUSE = re.compile(r"^(at |File \"|Traceback \(most recent call last\)|Node\.js v\d|\^+$|[-+=|_*#~ ]+$)")
+
+
+def cause_lines(text: str, limit: int = 200) -> list[str]:
+    """The lines of a program's stderr that name an error, in order, at most ``limit``."""
+    out: list[str] = []
+    for line in redact(text or "", current_secrets()).splitlines():
+        line = line.strip()
+        if not line or _NOT_CAUSE.match(line) or not _CAUSE.search(line):
+            continue
+        if line not in out:
+            out.append(line[:2000])
+        if len(out) >= limit:
+            break
+    return out
+
+
+def cause(text: str, limit: int = 300) -> str:
+    """The likeliest cause in a stderr text: its last line naming an error, else its last line."""
+    lines = cause_lines(text)
+    if lines:
+        return short(lines[-1], limit)
+    rest = [ln for ln in (text or "").strip().splitlines() if ln.strip()]
+    return short(rest[-1], limit) if rest else ""

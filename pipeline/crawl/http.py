@@ -3,8 +3,11 @@
 Every message is a POST of one JSON-RPC object; the answer comes back as
 ``application/json`` or as a ``text/event-stream`` carrying it. The
 ``Mcp-Session-Id`` the server issues is sent back on every later request,
-with ``MCP-Protocol-Version`` once negotiated; ``close`` ends the session
-with DELETE. Bytes are counted as they stream in, against both caps.
+with ``MCP-Protocol-Version`` once negotiated (and ``Mcp-Method`` under the
+stateless 2026-07-28 revision); ``close`` ends the session with DELETE.
+Bytes are counted as they stream in, against both caps. A header whose value
+came from ``${VAR}`` is never sent to another origin than the configured
+URL's, redirects included (httpx itself drops only ``Authorization``).
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from pipeline.retry_after import retry_after
 
 from . import jsonrpc
 from .errors import CrawlError, short
-from .model import Limits
+from .model import MODERN_PROTOCOL_VERSIONS, Limits
 
 ACCEPT = "application/json, text/event-stream"
 
@@ -43,17 +46,34 @@ def network_error(exc: Exception, what: str) -> CrawlError:
     return CrawlError("connection_error", f"{what}: {type(exc).__name__}: {short(str(exc), 100)}", transient=True)
 
 
-def make_client(headers: dict[str, str], limits: Limits) -> httpx.AsyncClient:
+def _origin(url) -> tuple:
+    url = httpx.URL(str(url))
+    return url.scheme, url.host, url.port or {"http": 80, "https": 443}.get(url.scheme)
+
+
+def make_client(headers: dict[str, str], limits: Limits, url: str | None = None,
+                secret_headers=frozenset()) -> httpx.AsyncClient:
     timeout = httpx.Timeout(limits.request_timeout_s, connect=limits.start_timeout_s)
-    return httpx.AsyncClient(headers=headers, timeout=timeout, follow_redirects=True, trust_env=False)
+    hooks = {}
+    if secret_headers and url:
+        home = _origin(url)
+
+        async def keep_secrets_home(request: httpx.Request) -> None:  # runs for every redirect too
+            if _origin(request.url) != home:
+                for name in secret_headers:
+                    request.headers.pop(name, None)
+
+        hooks["request"] = [keep_secrets_home]
+    return httpx.AsyncClient(headers=headers, timeout=timeout, follow_redirects=True, trust_env=False,
+                             event_hooks=hooks)
 
 
 class StreamableHttpTransport:
     remote = True
 
-    def __init__(self, url: str, headers: dict[str, str], limits: Limits):
+    def __init__(self, url: str, headers: dict[str, str], limits: Limits, secret_headers=frozenset()):
         self.url, self.limits = url, limits
-        self.client = make_client(headers, limits)
+        self.client = make_client(headers, limits, url, secret_headers)
         self.session_id: str | None = None
         self.protocol_version: str | None = None
         self.bytes_read = 0
@@ -64,12 +84,14 @@ class StreamableHttpTransport:
     def stderr_tail(self) -> str:
         return ""
 
-    def _headers(self) -> dict[str, str]:
+    def _headers(self, method: str | None = None) -> dict[str, str]:
         h = {"Accept": ACCEPT, "Content-Type": "application/json"}
         if self.session_id:
             h["Mcp-Session-Id"] = self.session_id
         if self.protocol_version:
             h["MCP-Protocol-Version"] = self.protocol_version
+            if method and self.protocol_version in MODERN_PROTOCOL_VERSIONS:
+                h["Mcp-Method"] = method
         return h
 
     def _count(self, n: int) -> None:
@@ -82,7 +104,7 @@ class StreamableHttpTransport:
         what = f"POST {method}"
         try:
             async with self.client.stream("POST", self.url, content=jsonrpc.encode(msg),
-                                          headers=self._headers()) as resp:
+                                          headers=self._headers(msg.get("method"))) as resp:
                 if resp.status_code >= 400:
                     raise status_error(resp, what)
                 sid = resp.headers.get("mcp-session-id")

@@ -12,6 +12,9 @@ from typing import Any
 
 # The newest protocol revision reachable through the initialize handshake.
 OFFERED_PROTOCOL_VERSION = "2025-11-25"
+# The stateless revisions (``server/discover``, the protocol in each request's
+# ``_meta``), newest last; the crawler tries the newest first.
+MODERN_PROTOCOL_VERSIONS = ("2026-07-28",)
 
 
 @dataclass
@@ -29,7 +32,9 @@ class Limits:
     max_backoff_s: float = 10.0
     max_retry_after_s: float = 60.0      # cap on a server's Retry-After
     kill_grace_s: float = 0.5            # wait for exit after stdin closes
-    stderr_tail_bytes: int = 16 * 1024   # stderr kept per server
+    stderr_tail_bytes: int = 64 * 1024   # stderr kept per server (its cause lines go to the log)
+    discover_timeout_s: float = 10.0     # server/discover before falling back to initialize
+    max_noise_lines: int = 1000          # non-JSON stdout lines skipped before the capture fails
 
     _ALIASES = {"timeout_s": ("start_timeout_s", "request_timeout_s")}
 
@@ -64,7 +69,9 @@ class ClientIdentity:
 
     name: str = "mcpdelta-crawler"
     version: str | None = None           # None: mcpdelta's own version
-    protocol_version: str = OFFERED_PROTOCOL_VERSION
+    protocol_version: str = OFFERED_PROTOCOL_VERSION   # offered in initialize
+    # offered in server/discover, tried first; None: the initialize handshake only
+    modern_version: str | None = MODERN_PROTOCOL_VERSIONS[-1]
 
     def client_info(self) -> dict:
         if self.version is None:
@@ -80,6 +87,7 @@ class PackageSpec:
     name: str
     versions: Any                        # list of str, "last N", a range string, or "latest"
     bin: str | None = None               # which executable, when a package has several
+    python: str | None = None            # PyPI: the interpreter ("3.12"); None = from Requires-Python
 
 
 @dataclass
@@ -98,6 +106,7 @@ class Target:
     package: PackageSpec | None = None   # set on a sweep before its install
     problem: str | None = None           # set when the entry cannot be crawled
     source: str = ""                     # where the entry came from
+    notes: list[str] = field(default_factory=list)   # said in the capture's warnings
 
 
 @dataclass
@@ -118,6 +127,13 @@ class CaptureRecord:
     stderr_tail: str | None = None
     path: str | None = None              # the manifest written, relative to the out folder
     client: dict | None = None           # the clientInfo sent in initialize
+    handshake: str | None = None         # which answered: "discover" (2026-07-28) or "initialize"
+    install_ms: int = 0                  # of duration_ms: the install (0 when cached)
+    capture_ms: int = 0                  # of duration_ms: the capture (start to last list)
+    install_retry: str | None = None     # set when the install needed a later cut-off, and why
+    python: str | None = None            # PyPI sweeps: the interpreter of the venv
+    noise_lines: int = 0                 # non-JSON stdout lines skipped
+    error_lines: list[str] = field(default_factory=list)   # the stderr lines that name an error
     manifest: dict | None = None
 
     def log_row(self) -> dict:

@@ -5,21 +5,35 @@ range of comparisons such as ``">=0.6"`` or ``">=0.3.0, <2"`` (pre-releases
 only when listed explicitly).
 
 Each version is installed once into the cache, as it resolved when it was
-published (npm ``--before``, pip ``--uploaded-prior-to`` at the publish
-time), so old releases get the dependencies they were tested with:
+published (npm ``--before``, pip ``--uploaded-prior-to`` a minute after the
+publish time), so old releases get the dependencies they were tested with.
+When that fails because a dependency is dated after the release (npm
+``ETARGET``, pip "No matching distribution"), a second try uses a cut-off
+``late_days`` later, and the install records that it did (``retry``).
 
-    <cache>/npm/<name>/<version>/   npm install --prefix
-    <cache>/pypi/<name>/<version>/  a venv, pip install <name>==<version>
+    <cache>/npm/<name>/<version>~<key>/   npm install --prefix
+    <cache>/pypi/<name>/<version>~<key>/  a venv, pip install <name>==<version>
+
+``<key>`` is a digest of every install option (registry, cut-off,
+executable, interpreter, index), so an install made otherwise is never
+reused. A PyPI venv is made with the interpreter asked for (``python:
+"3.12"``) or, when none is, with mcpdelta's own; a release whose
+``Requires-Python`` that one does not meet is installed again with the
+oldest interpreter on the machine that does (pyenv's and those on PATH).
 
 A finished install leaves ``install.json`` (command, publish time); the
 version list of each package is cached too, so a sweep whose versions are
-all in the cache runs offline.
+all in the cache runs offline. npm's and pip's download caches live under
+``<cache>/downloads/`` and are pruned, oldest files first, to stay under
+``download_cache_bytes``; ``release`` removes an install no pass needs any more.
 """
 
 from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import glob
+import hashlib
 import json
 import os
 import re
@@ -27,9 +41,10 @@ import shutil
 import signal
 import sys
 import tempfile
+import time
 from pathlib import Path
 
-from .errors import CrawlError, short
+from .errors import CrawlError, cause_lines, short
 from .servers import safe_name
 
 _CLAUSE = re.compile(r"^(>=|<=|==|!=|>|<|=)?\s*v?([0-9][0-9A-Za-z.+-]*)$")
@@ -65,10 +80,28 @@ def check_selector(selector: str) -> str | None:
 
 def select(available: list[str], selector) -> list[str]:
     """Pick versions from the published ones, oldest first."""
+    return select_noted(available, selector)[0]
+
+
+def select_noted(available: list[str], selector) -> tuple[list[str], str | None]:
+    """(versions, a note): a package with pre-releases only gives them to
+    ``latest``, ``all`` and ``last N``, and the note says so."""
     if isinstance(selector, list):
-        return list(selector)
-    stable = sorted((v for v in available if not is_prerelease(v)), key=version_key)
+        return list(selector), None
     s = selector.strip()
+    pre = sorted((v for v in available if is_prerelease(v)), key=version_key)
+    picked = _select(available, s)
+    if picked or not pre:
+        return picked, None
+    if s in ("latest", "all") or re.fullmatch(r"last\s+[0-9]+", s):
+        took = _select(pre, s, stable_only=False)
+        return took, (f"no stable release: took {len(took)} of its {len(pre)} pre-release(s) "
+                      f"({', '.join(took)})")
+    return [], f"it has no stable release matching, and {len(pre)} pre-release(s) (latest {pre[-1]})"
+
+
+def _select(available: list[str], s: str, stable_only: bool = True) -> list[str]:
+    stable = sorted((v for v in available if not (stable_only and is_prerelease(v))), key=version_key)
     if s == "latest":
         return stable[-1:]
     if s == "all":
@@ -139,9 +172,76 @@ def _npm_reason(err: str) -> str:
         elif message is None and m.group(2) and not m.group(0).startswith(("npm error A complete log",
                                                                           "npm ERR! A complete log")):
             message = m.group(2).strip() if m.group(1) in (code, (code or "").lower()) else f"{m.group(1)} {m.group(2)}".strip()
+    if code and code.isdigit():  # a lifecycle script failed: its own error lines say why
+        lines = [ln for ln in cause_lines(err) if not re.match(r"npm (error|ERR!) (code|path|command|A complete log)\b", ln)]
+        if lines:
+            return short(f"script exited with {code}: " + " | ".join(lines[-3:]), 600)
     if message:
-        return short(f"{code}: {message}" if code else message, 300)
+        return short(f"{code}: {message}" if code else message, 600)
     return _last_line(err)
+
+
+def _pip_reason(err: str) -> str:
+    """pip's ERROR lines, all of them (the cause, e.g. Requires-Python, is often not the last)."""
+    errors = [ln.strip() for ln in err.splitlines() if ln.strip().startswith("ERROR:")]
+    if errors:
+        return short(" | ".join(errors), 1000)
+    lines = cause_lines(err)
+    return short(" | ".join(lines[-3:]), 1000) if lines else _last_line(err)
+
+
+def _dated_late(err: str) -> bool:
+    """Did an install fail because something it needs is dated after the cut-off?"""
+    return bool(re.search(r"ETARGET|No matching version found|No matching distribution found|"
+                          r"Could not find a version that satisfies", err)) and "Requires-Python" not in err
+
+
+def _requires_python(err: str) -> str | None:
+    m = re.search(r"Requires-Python\s*([<>=!~]=?\s*[0-9][0-9.*]*(?:\s*,\s*[<>=!~]=?\s*[0-9][0-9.*]*)*)", err)
+    return m.group(1).replace(" ", "").strip(",") if m else None
+
+
+def _py_matches(spec: str, minor: str) -> bool:
+    """Does interpreter ``3.X`` meet a Requires-Python specifier (``>=3.12``, ``>=3.10,<3.13``)?"""
+    have = tuple(int(p) for p in minor.split("."))
+    for clause in filter(None, spec.split(",")):
+        m = re.fullmatch(r"(~=|==|!=|>=|<=|>|<)?\s*([0-9]+(?:\.[0-9]+|\.\*)*)", clause.strip())
+        if not m:
+            continue
+        op, ver = m.group(1) or "==", m.group(2)
+        if ver.endswith(".*"):
+            want = tuple(int(p) for p in ver[:-2].split("."))
+            if (have[:len(want)] == want) != (op == "=="):
+                return False
+            continue
+        want = tuple(int(p) for p in ver.split("."))
+        n = max(len(want), 2)
+        a, b = (have + (0,) * 3)[:n], (want + (0,) * 3)[:n]
+        if len(want) > 2:  # 3.12.1: compare minor only, the patch level is always met by the newest
+            a, b = a[:2], b[:2]
+        ok = {">=": a >= b, ">": a > b, "<=": a <= b, "<": a < b, "==": a == b, "!=": a != b,
+              "~=": a >= b}[op]
+        if not ok:
+            return False
+    return True
+
+
+def interpreters() -> dict[str, str]:
+    """{"3.12": path} for the CPython 3 interpreters on this machine (pyenv's, then PATH)."""
+    found: dict[str, str] = {}
+    own = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    roots = [os.environ.get("PYENV_ROOT") or os.path.expanduser("~/.pyenv")]
+    for root in roots:
+        for exe in sorted(glob.glob(os.path.join(root, "versions", "3.*", "bin", "python3.*"))):
+            m = re.search(r"python(3\.[0-9]+)$", exe)
+            if m and int(m.group(1).split(".")[1]) >= 9 and os.access(exe, os.X_OK):  # pip runs on 3.9+
+                found.setdefault(m.group(1), exe)
+    for minor in range(9, 20):
+        exe = shutil.which(f"python3.{minor}")
+        if exe:
+            found.setdefault(f"3.{minor}", exe)
+    found[own] = found.get(own) or sys.executable
+    return dict(sorted(found.items(), key=lambda kv: tuple(int(p) for p in kv[0].split("."))))
 
 
 def _last_line(text: str) -> str:
@@ -150,11 +250,19 @@ def _last_line(text: str) -> str:
 
 
 class PackageCache:
-    def __init__(self, root: Path, timeout: float, offline: bool = False):
+    def __init__(self, root: Path, timeout: float, offline: bool = False, *, pypi_url: str | None = None,
+                 late_days: float = 7.0, download_cache_bytes: int = 20 * 1024 ** 3):
         self.root, self.timeout, self.offline = Path(root), timeout, offline
+        # the PyPI JSON API and simple index (a stand-in on 127.0.0.1 for tests)
+        self.pypi_url = (pypi_url or os.environ.get("MCPDELTA_PYPI_URL") or "https://pypi.org").rstrip("/")
+        self.late_days = late_days
+        self.download_cache_bytes = download_cache_bytes
 
     def dir(self, registry: str, name: str) -> Path:
         return self.root / registry / safe_name(name)
+
+    def downloads(self, tool: str) -> Path:
+        return self.root / "downloads" / tool
 
     # -- published versions ----------------------------------------------
     async def published(self, registry: str, name: str) -> dict[str, str | None]:
@@ -171,7 +279,8 @@ class PackageCache:
                 problem = exc.message
         if cache_file.exists():
             return json.loads(cache_file.read_text())
-        installed = {p.parent.name: None for p in self.dir(registry, name).glob("*/install.json")}
+        installed = {json.loads(p.read_text()).get("version") or p.parent.name.split("~")[0]: None
+                     for p in self.dir(registry, name).glob("*/install.json")}
         if installed:
             return installed
         raise CrawlError("version_lookup", f"cannot list versions of {registry} package {name}: {problem}")
@@ -182,14 +291,14 @@ class PackageCache:
             raise CrawlError("version_lookup", "npm is not installed")
         code, out, err = await run_process([npm, "view", name, "time", "--json"], self.timeout)
         if code != 0:
-            raise CrawlError("version_lookup", f"npm view {name}: {_last_line(err) or 'failed'}")
+            raise CrawlError("version_lookup", f"npm view {name}: {_npm_reason(err) or 'failed'}")
         times = json.loads(out or "{}")
         return {v: t for v, t in times.items() if v not in ("created", "modified")}
 
     async def _pypi_versions(self, name: str) -> dict[str, str | None]:
         import httpx
 
-        url = f"https://pypi.org/pypi/{name}/json"
+        url = f"{self.pypi_url}/pypi/{name}/json"
         try:
             async with httpx.AsyncClient(timeout=self.timeout, follow_redirects=True) as client:
                 resp = await client.get(url)
@@ -205,22 +314,42 @@ class PackageCache:
         return out
 
     # -- installs ----------------------------------------------------------
+    def _options(self, registry, name, version, published_at, bin_name, python) -> dict:
+        opts = {"registry": registry, "name": name, "version": version, "before": _after(published_at),
+                "bin": bin_name, "python": python, "late_days": self.late_days}
+        if registry == "pypi":
+            opts["index"] = self.pypi_url
+        else:
+            opts["npm_registry"] = os.environ.get("npm_config_registry")
+        return opts
+
+    def install_dir(self, registry: str, name: str, version: str, published_at: str | None,
+                    bin_name: str | None, python: str | None = None) -> Path:
+        opts = self._options(registry, name, version, published_at, bin_name, python)
+        key = hashlib.sha256(json.dumps(opts, sort_keys=True).encode()).hexdigest()[:10]
+        return self.dir(registry, name) / f"{safe_name(version)}~{key}"
+
+    def release(self, registry: str, name: str, version: str, bin_name: str | None = None,
+                python: str | None = None) -> None:
+        """Remove every install of one version (no pass needs it any more)."""
+        for path in self.dir(registry, name).glob(f"{glob.escape(safe_name(version))}~*"):
+            shutil.rmtree(path, ignore_errors=True)
+
     async def install(self, registry: str, name: str, version: str, published_at: str | None,
-                      bin_name: str | None) -> dict:
-        """-> {"argv": [absolute paths], "published_at": ...}; cached after the first time."""
-        final = self.dir(registry, name) / safe_name(version)
+                      bin_name: str | None, python: str | None = None) -> dict:
+        """-> {"argv": [absolute paths], "published_at", "install_ms", "retry", "python"};
+        cached after the first time (``install_ms`` 0 then)."""
+        final = self.install_dir(registry, name, version, published_at, bin_name, python)
         marker = final / "install.json"
         if marker.exists():
-            return _absolute(json.loads(marker.read_text()), final)
+            return _absolute(json.loads(marker.read_text()), final) | {"install_ms": 0}
         if self.offline:
             raise CrawlError("install_failed", f"{name}@{version} is not in the cache and the crawl is offline")
         final.parent.mkdir(parents=True, exist_ok=True)
+        started = time.monotonic()
         work = Path(tempfile.mkdtemp(prefix=f".{safe_name(version)}-", dir=final.parent))
         try:
-            if registry == "npm":
-                info = await self._install_npm(work, name, version, published_at, bin_name)
-            else:
-                info = await self._install_pypi(work, name, version, published_at, bin_name)
+            info = await self._install_dated(work, registry, name, version, published_at, bin_name, python)
             info.update({"registry": registry, "name": name, "version": version, "published_at": published_at})
             _write_json(work / "install.json", info)
             try:
@@ -228,21 +357,44 @@ class PackageCache:
             except OSError:  # another crawl finished it first
                 if not marker.exists():
                     raise
-            return _absolute(json.loads(marker.read_text()), final)
+            self.prune_downloads()
+            return _absolute(json.loads(marker.read_text()), final) | {
+                "install_ms": int((time.monotonic() - started) * 1000)}
         finally:
             if work.exists():
                 shutil.rmtree(work, ignore_errors=True)
 
-    async def _install_npm(self, work: Path, name: str, version: str, published_at, bin_name) -> dict:
+    async def _install_dated(self, work: Path, registry, name, version, published_at, bin_name, python) -> dict:
+        """The install as of the publish time; again with a later cut-off when a dependency is dated late."""
+        run = self._install_npm if registry == "npm" else self._install_pypi
+        before = _after(published_at)
+        try:
+            return await run(work, name, version, before, bin_name, python)
+        except CrawlError as exc:
+            if not (before and exc.kind == "install_failed" and _dated_late(exc.message)):
+                raise
+            first = exc.message
+        later = _after(published_at, minutes=self.late_days * 24 * 60)
+        _empty(work)
+        try:
+            info = await run(work, name, version, later, bin_name, python)
+        except CrawlError as again:
+            raise CrawlError(again.kind, f"{again.message} (also with a cut-off of {later}, "
+                                         f"{self.late_days:g} days after the release; first: {first})") from None
+        info["retry"] = short(f"installed with a cut-off of {later} ({self.late_days:g} days after the release): "
+                              f"as of its release, {first}", 1000)
+        return info
+
+    async def _install_npm(self, work: Path, name: str, version: str, before, bin_name, python=None) -> dict:
         npm = shutil.which("npm")
         if not npm:
             raise CrawlError("install_failed", "npm is not installed")
         argv = [npm, "install", "--prefix", str(work), "--no-audit", "--no-fund", "--no-save",
                 "--loglevel=error", f"{name}@{version}"]
-        before = _after(published_at)
         if before:
             argv.append(f"--before={before}")
-        code, _, err = await run_process(argv, self.timeout)
+        env = dict(os.environ, npm_config_cache=str(self.downloads("npm")))
+        code, _, err = await run_process(argv, self.timeout, env=env)
         if code != 0:
             raise CrawlError("install_failed", f"npm install {name}@{version}: {_npm_reason(err) or 'failed'}")
         pkg = json.loads((work / "node_modules" / name / "package.json").read_text())
@@ -254,16 +406,40 @@ class PackageCache:
         chosen = _choose(bins, bin_name, name)
         return {"argv": [f"node_modules/.bin/{chosen}"]}
 
-    async def _install_pypi(self, work: Path, name: str, version: str, published_at, bin_name) -> dict:
-        code, _, err = await run_process([sys.executable, "-m", "venv", "--without-pip", str(work)], self.timeout)
+    async def _install_pypi(self, work: Path, name: str, version: str, before, bin_name, python=None) -> dict:
+        found = interpreters()
+        if python is not None:
+            if python not in found:
+                raise CrawlError("install_failed", f"no Python {python} on this machine "
+                                                   f"(found: {', '.join(found) or 'none'})")
+            return await self._pypi_venv(work, name, version, before, bin_name, python, found[python])
+        own = f"{sys.version_info[0]}.{sys.version_info[1]}"
+        try:
+            return await self._pypi_venv(work, name, version, before, bin_name, own, sys.executable)
+        except CrawlError as exc:
+            spec = _requires_python(exc.message)
+            if exc.kind != "install_failed" or not spec:
+                raise
+            fits = [minor for minor in found if minor != own and _py_matches(spec, minor)]
+            if not fits:
+                raise CrawlError("install_failed", f"{exc.message} (no interpreter on this machine meets "
+                                                   f"Requires-Python {spec}; found: {', '.join(found)})") from None
+        _empty(work)
+        return await self._pypi_venv(work, name, version, before, bin_name, fits[0], found[fits[0]])
+
+    async def _pypi_venv(self, work: Path, name, version, before, bin_name, minor: str, interpreter: str) -> dict:
+        code, _, err = await run_process([interpreter, "-m", "venv", "--without-pip", str(work)], self.timeout)
         if code != 0:
-            raise CrawlError("install_failed", f"venv for {name}: {_last_line(err)}")
+            raise CrawlError("install_failed", f"venv for {name} (Python {minor}): {_pip_reason(err)}")
         py = str(work / "bin" / "python")
-        base = [sys.executable, "-m", "pip", "--python", py, "install", "--no-input",
-                "--disable-pip-version-check", "--quiet", f"{name}=={version}"]
-        before = _after(published_at)
-        argv = base + ([f"--uploaded-prior-to={before}"] if before else [])
-        env = _index_only_env() if before else None
+        argv = [sys.executable, "-m", "pip", "--python", py, "install", "--no-input",
+                "--disable-pip-version-check", "--quiet", "--cache-dir", str(self.downloads("pip")),
+                f"{name}=={version}"]
+        if self.pypi_url != "https://pypi.org":
+            argv += ["--index-url", f"{self.pypi_url}/simple/"]
+        if before:
+            argv.append(f"--uploaded-prior-to={before}")
+        env = _index_only_env() if before or self.pypi_url != "https://pypi.org" else None
         code, _, err = await run_process(argv, self.timeout, env=env)
         if code != 0 and before and "no such option" in err:
             # never fall back to today's dependencies: that is the flaw a
@@ -271,7 +447,8 @@ class PackageCache:
             raise CrawlError("install_failed", "this pip has no --uploaded-prior-to; installing a release "
                              "as of its publish date needs pip 26.0 or newer")
         if code != 0:
-            raise CrawlError("install_failed", f"pip install {name}=={version}: {_last_line(err) or 'failed'}")
+            raise CrawlError("install_failed", f"pip install {name}=={version} (Python {minor}): "
+                                               f"{_pip_reason(err) or 'failed'}")
         probe = ("import importlib.metadata as m, json, sys; d = m.distribution(sys.argv[1]); "
                  "print(json.dumps([e.name for e in d.entry_points if e.group == 'console_scripts']))")
         code, out, err = await run_process([py, "-c", probe, name], self.timeout)
@@ -280,7 +457,42 @@ class PackageCache:
             raise CrawlError("install_failed", f"{name}=={version} declares no console script")
         chosen = _choose({s: s for s in scripts}, bin_name, name)
         # run through the venv's python: the script's #! names the temporary folder
-        return {"argv": ["bin/python", f"bin/{chosen}"]}
+        return {"argv": ["bin/python", f"bin/{chosen}"], "python": minor}
+
+    # -- disk ----------------------------------------------------------------
+    def prune_downloads(self) -> None:
+        """Keep npm's and pip's download caches under ``download_cache_bytes``, oldest files out first."""
+        files = []
+        total = 0
+        for base in (self.downloads("npm"), self.downloads("pip")):
+            for folder, _, names in os.walk(base):
+                for n in names:
+                    path = os.path.join(folder, n)
+                    try:
+                        st = os.lstat(path)
+                    except OSError:
+                        continue
+                    files.append((st.st_mtime, st.st_size, path))
+                    total += st.st_size
+        if total <= self.download_cache_bytes:
+            return
+        for _, size, path in sorted(files):
+            try:
+                os.remove(path)
+            except OSError:
+                continue
+            total -= size
+            if total <= self.download_cache_bytes * 0.8:
+                return
+
+
+def _empty(folder: Path) -> None:
+    """Clear a work folder for a second try."""
+    for child in folder.iterdir():
+        if child.is_dir() and not child.is_symlink():
+            shutil.rmtree(child, ignore_errors=True)
+        else:
+            child.unlink(missing_ok=True)
 
 
 def _choose(bins: dict, wanted: str | None, package: str) -> str:
@@ -303,15 +515,17 @@ def _absolute(info: dict, final: Path) -> dict:
     return info
 
 
-def _after(published_at: str | None) -> str | None:
-    """One minute after the publish time (the release itself must be included)."""
+def _after(published_at: str | None, minutes: float = 1) -> str | None:
+    """One minute (or ``minutes``) after the publish time (the release itself must be included)."""
     if not published_at:
         return None
     try:
         when = dt.datetime.fromisoformat(published_at.replace("Z", "+00:00"))
     except ValueError:
         return None
-    return (when + dt.timedelta(minutes=1)).astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=dt.timezone.utc)
+    return (when + dt.timedelta(minutes=minutes)).astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _write_json(path: Path, data) -> None:

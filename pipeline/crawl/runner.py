@@ -3,7 +3,12 @@
 ``crawl(targets, limits, out_dir)`` returns one ``CaptureRecord`` per
 attempt (success or classified failure) and writes
 ``out_dir/<id>/<version>.json`` for every successful capture plus
-``out_dir/crawl-log.jsonl``, one line per record as it finishes.
+``out_dir/crawl-log.jsonl``, one line per record as it finishes (appended,
+so the log and the manifests of a folder crawled twice agree).
+
+Every server runs with a fresh ``HOME`` and cache folders (removed after
+its capture) and ``PYTHONHASHSEED=0``; the capture's ``${VAR}`` values are
+redacted from everything written, before any excerpt is cut.
 
 Retries (tenacity) cover transient faults only: connection refused or
 reset, HTTP 429 and 5xx (waiting what Retry-After asks, capped), and
@@ -18,18 +23,21 @@ import copy
 import datetime as dt
 import json
 import os
+import shutil
+import tempfile
 import time
 from pathlib import Path
 from typing import Callable
 
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
 
-from .errors import CrawlError
+from .errors import CrawlError, cause_lines
 from .http import StreamableHttpTransport
 from .model import ClientIdentity, CaptureRecord, Limits, PackageSpec, Target
-from .packages import PackageCache, default_cache, select
-from .servers import MissingVariable, expand, redact, safe_name
-from .session import capture
+from .packages import PackageCache, default_cache, select_noted
+from .redact import redact, use_secrets
+from .servers import VAR, MissingVariable, expand, safe_name
+from .session import DiscoverBroke, capture
 from .sse import LegacySseTransport
 from .stdio import StdioTransport
 
@@ -60,29 +68,51 @@ async def expand_sweeps(targets: list[Target], cache: PackageCache) -> tuple[lis
                 failed.append(_failure(t, str(spec.versions), exc, 0))
                 continue
             published = {}
-        versions = select(list(published), spec.versions)
+        versions, note = select_noted(list(published), spec.versions)
         if not versions:
             failed.append(_failure(t, str(spec.versions), CrawlError(
-                "version_lookup", f"no published version of {spec.name} matches {spec.versions!r}"), 0))
+                "version_lookup", f"no published version of {spec.name} matches {spec.versions!r}"
+                                  + (f": {note}" if note else ""))))
         for v in versions:
             one = copy.copy(t)
             one.version = v
-            one.package = PackageSpec(spec.registry, spec.name, [v], spec.bin)
+            one.notes = t.notes + ([note] if note else [])
+            one.package = PackageSpec(spec.registry, spec.name, [v], spec.bin, spec.python)
             jobs.append((one, published.get(v)))
     return jobs, failed
 
 
-def _failure(t: Target, version: str, exc: CrawlError, ms: int) -> CaptureRecord:
+def _failure(t: Target, version: str, exc: CrawlError, ms: int = 0) -> CaptureRecord:
     return CaptureRecord(id=t.id, version=version, ok=False, error_kind=exc.kind, error=exc.message,
                          duration_ms=ms, captured_at=_now(), transport=t.transport)
 
 
-def make_transport(t: Target, command: str | None, args: list[str], env: dict, headers: dict, limits: Limits):
+def make_transport(t: Target, command: str | None, args: list[str], env: dict, headers: dict, limits: Limits,
+                   secret_headers: frozenset = frozenset()):
     if t.transport == "stdio":
         return StdioTransport(command, args, env, t.cwd, limits)
     if t.transport == "sse":
-        return LegacySseTransport(t.url, headers, limits)
-    return StreamableHttpTransport(t.url, headers, limits)
+        return LegacySseTransport(t.url, headers, limits, secret_headers)
+    return StreamableHttpTransport(t.url, headers, limits, secret_headers)
+
+
+def isolated_env(home: Path) -> dict[str, str]:
+    """A fresh HOME and cache folders for one server, and a fixed hash seed:
+    what a server writes stays out of the real home, and a default built from
+    a Python set is ordered the same in every capture. Package managers'
+    download caches stay where they were, so ``npx``/``uvx`` commands do not
+    download again for every capture."""
+    env = {"HOME": str(home), "USERPROFILE": str(home), "PYTHONHASHSEED": "0"}
+    for var, sub in (("XDG_CACHE_HOME", ".cache"), ("XDG_CONFIG_HOME", ".config"),
+                     ("XDG_DATA_HOME", ".local/share"), ("XDG_STATE_HOME", ".local/state"),
+                     ("TMPDIR", "tmp")):
+        (home / sub).mkdir(parents=True, exist_ok=True)
+        env[var] = str(home / sub)
+    real_home = os.path.expanduser("~")
+    env.setdefault("npm_config_cache", os.environ.get("npm_config_cache") or os.path.join(real_home, ".npm"))
+    env.setdefault("PIP_CACHE_DIR", os.environ.get("PIP_CACHE_DIR") or os.path.join(real_home, ".cache", "pip"))
+    env.setdefault("UV_CACHE_DIR", os.environ.get("UV_CACHE_DIR") or os.path.join(real_home, ".cache", "uv"))
+    return env
 
 
 async def capture_target(t: Target, limits: Limits, cache: PackageCache | None,
@@ -92,9 +122,11 @@ async def capture_target(t: Target, limits: Limits, cache: PackageCache | None,
     rec = CaptureRecord(id=t.id, version=t.version or "", ok=False, error_kind=None, error=None,
                         duration_ms=0, captured_at=_now(), transport=t.transport,
                         offered_protocol=client.protocol_version, published_at=published_at,
-                        client=client.client_info())
+                        client=client.client_info(), warnings=list(t.notes))
     secrets: set[str] = set()
+    use_secrets(secrets)  # every excerpt cut from here on redacts them first
     last = {}
+    home = Path(tempfile.mkdtemp(prefix="mcpdelta-home-"))
     try:
         if t.problem:
             raise CrawlError("bad_target", t.problem)
@@ -103,12 +135,16 @@ async def capture_target(t: Target, limits: Limits, cache: PackageCache | None,
             if cache is None:
                 raise CrawlError("install_failed", "no package cache configured")
             info = await cache.install(t.package.registry, t.package.name, t.version or "",
-                                       published_at, t.package.bin)
+                                       published_at, t.package.bin, python=t.package.python)
+            rec.install_ms = int(info.get("install_ms") or 0)
             rec.published_at = info.get("published_at") or published_at
+            rec.install_retry = info.get("retry")
+            rec.python = info.get("python")
             command, args = info["argv"][0], info["argv"][1:] + args
         try:
-            env = {k: expand(v, secrets) for k, v in t.env.items()}
+            env = {**isolated_env(home), **{k: expand(v, secrets) for k, v in t.env.items()}}
             headers = {k: expand(v, secrets) for k, v in t.headers.items()}
+            secret_headers = frozenset(k.lower() for k, v in t.headers.items() if VAR.search(v))
             if t.url:
                 t = copy.copy(t)
                 t.url = expand(t.url, secrets)
@@ -129,22 +165,21 @@ async def capture_target(t: Target, limits: Limits, cache: PackageCache | None,
 
         retrying = AsyncRetrying(retry=retry_if_exception(_is_transient), stop=stop_after_attempt(limits.retries + 1),
                                  wait=wait, before_sleep=note_retry, reraise=True)
+        capture_started = time.monotonic()
         try:
             async with asyncio.timeout(limits.total_timeout_s):
                 async for attempt in retrying:
                     with attempt:
-                        rec.attempts += 1
-                        transport = make_transport(t, command, args, env, headers, limits)
-                        last["transport"] = transport
-                        try:
-                            manifest, notes = await capture(transport, limits, client)
-                        finally:
-                            await transport.close()
+                        manifest, notes = await _one_capture(t, command, args, env, headers, secret_headers,
+                                                             limits, client, rec, last)
         except TimeoutError:
             raise CrawlError("timeout", f"total time limit of {limits.total_timeout_s:g}s reached") from None
+        finally:
+            rec.capture_ms = int((time.monotonic() - capture_started) * 1000)
         rec.ok = True
         rec.protocol = notes.protocol
         rec.offered_protocol = notes.offered_protocol
+        rec.handshake = notes.handshake
         rec.manifest = _scrub(manifest, secrets) if secrets else manifest
         if not t.version:
             info = manifest.get("serverInfo")
@@ -154,18 +189,50 @@ async def capture_target(t: Target, limits: Limits, cache: PackageCache | None,
             rec.error_kind = "truncated" if notes.truncated else "partial"
             rec.error = "; ".join(notes.truncated + notes.rejected)
             rec.warnings.extend(notes.truncated + notes.rejected)
+        rec.warnings.extend(f"not implemented by the server (a note, not a failure): {u}" for u in notes.unsupported)
+        if notes.discover_note and notes.handshake == "initialize":
+            rec.warnings.append(f"fell back to initialize: {notes.discover_note}")
     except CrawlError as exc:
         rec.ok = False
         rec.error_kind, rec.error = exc.kind, exc.message
         if not rec.version:
             rec.version = "unknown"
-        tail = last["transport"].stderr_tail().strip() if "transport" in last else ""
-        rec.stderr_tail = tail[-500:] or None
+        tail = last["transport"].stderr_tail() if "transport" in last else ""
+        rec.error_lines = cause_lines(tail, limit=200) or list(getattr(exc, "lines", []))
+        tail = tail.strip()
+        rec.stderr_tail = tail[-4000:] or None  # already redacted, on the raw bytes
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+    transport = last.get("transport")
+    if transport is not None and getattr(transport, "noise_lines", 0):
+        rec.noise_lines = transport.noise_lines
+        rec.warnings.append(f"skipped {transport.noise_lines} stdout line(s) that are not JSON-RPC "
+                            f"(the first: {transport.noise_sample!r})")
     rec.duration_ms = int((time.monotonic() - started) * 1000)
     rec.error = redact(rec.error, secrets)
     rec.stderr_tail = redact(rec.stderr_tail, secrets)
     rec.warnings = [redact(w, secrets) for w in rec.warnings]
+    rec.error_lines = [redact(w, secrets) for w in rec.error_lines]
     return rec
+
+
+async def _one_capture(t, command, args, env, headers, secret_headers, limits, client, rec, last):
+    """One attempt; a server that dies or answers garbage on ``server/discover``
+    is started again and asked with ``initialize``."""
+    discover = True
+    rec.attempts += 1
+    while True:
+        transport = make_transport(t, command, args, env, headers, limits, secret_headers)
+        last["transport"] = transport
+        try:
+            return await capture(transport, limits, client, discover=discover)
+        except DiscoverBroke as exc:
+            if not discover:
+                raise
+            rec.warnings.append(f"started again for initialize: {exc.message}")
+            discover = False
+        finally:
+            await transport.close()
 
 
 def _scrub(value, secrets: set[str]):
@@ -180,34 +247,82 @@ def _scrub(value, secrets: set[str]):
 
 
 def write_manifest(out_dir: Path, rec: CaptureRecord) -> Path:
-    folder = out_dir / safe_name(rec.id)
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{safe_name(rec.version)}.json"
-    tmp = folder / f".{path.name}.{os.getpid()}.tmp"
+    path = manifest_path(out_dir, rec.id, rec.version)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.parent / f".{path.name}.{os.getpid()}.tmp"
     tmp.write_text(json.dumps(rec.manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     os.replace(tmp, path)
     return path
 
 
+def manifest_path(out_dir: Path, server_id: str, version: str) -> Path:
+    return out_dir / safe_name(server_id) / f"{safe_name(version)}.json"
+
+
+def good_captures(out_dir: Path) -> set[tuple[str, str]]:
+    """(id, version) pairs the out folder holds a good capture of: the manifest
+    file is there and the last log row of that pair is a clean success."""
+    last: dict[tuple[str, str], dict] = {}
+    try:
+        with open(out_dir / "crawl-log.jsonl", encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                try:
+                    row = json.loads(line)
+                    last[(str(row["id"]), str(row["version"]))] = row
+                except (ValueError, KeyError, TypeError):
+                    continue
+    except OSError:
+        return set()
+    return {key for key, row in last.items()
+            if row.get("ok") is True and not row.get("error_kind") and manifest_path(out_dir, *key).is_file()}
+
+
 async def crawl(targets: list[Target], limits: Limits, out_dir: str | Path, *,
                 cache: PackageCache | None = None, progress: Progress | None = None,
                 on_total: Callable[[int], None] | None = None,
-                client: ClientIdentity | None = None) -> list[CaptureRecord]:
+                client: ClientIdentity | None = None, recapture: bool = False,
+                release_installs: bool = False, skipped: list | None = None) -> list[CaptureRecord]:
+    """Capture every target; see the module's docstring.
+
+    A version sweep skips every (package, version) ``out_dir`` already holds a
+    good capture of (published releases do not change), unless ``recapture``;
+    the pairs skipped are appended to ``skipped``. Servers run from a command
+    or a URL are captured every time. ``release_installs`` removes each
+    package install once its capture is done (the last pass that needs it).
+    The log is appended to: one line per attempt, across runs."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     cache = cache or PackageCache(default_cache(), limits.install_timeout_s)
     jobs, records = await expand_sweeps(targets, cache)
+    if not recapture:
+        have = good_captures(out_dir)
+        keep = []
+        for t, published in jobs:
+            if t.package is not None and (t.id, t.version) in have:
+                if skipped is not None:
+                    skipped.append((t.id, t.version))
+            else:
+                keep.append((t, published))
+        jobs = keep
     total = len(jobs) + len(records)
     if on_total:
         on_total(total)
     sem = asyncio.Semaphore(limits.concurrency)
     log_path = out_dir / "crawl-log.jsonl"
     done = 0
-    with open(log_path, "w", encoding="utf-8") as log:
+    written: dict[Path, tuple[str, str]] = {}
+    with open(log_path, "a", encoding="utf-8") as log:
         def finish(rec: CaptureRecord) -> None:
             nonlocal done
             if rec.ok and rec.manifest is not None:
-                rec.path = write_manifest(out_dir, rec).relative_to(out_dir).as_posix()
+                path = manifest_path(out_dir, rec.id, rec.version)
+                other = written.setdefault(path, (rec.id, rec.version))
+                if other != (rec.id, rec.version):  # two versions (or ids) meeting in one file name
+                    rec.ok, rec.manifest, rec.error_kind = False, None, "bad_target"
+                    rec.error = (f"{rec.id} {rec.version} and {other[0]} {other[1]} would write the same file "
+                                 f"{path.relative_to(out_dir).as_posix()}; not written")
+                else:
+                    rec.path = write_manifest(out_dir, rec).relative_to(out_dir).as_posix()
             log.write(json.dumps(rec.log_row(), ensure_ascii=False) + "\n")
             log.flush()
             done += 1
@@ -220,6 +335,9 @@ async def crawl(targets: list[Target], limits: Limits, out_dir: str | Path, *,
         async def one(target: Target, published_at: str | None) -> CaptureRecord:
             async with sem:
                 rec = await capture_target(target, limits, cache, published_at, client)
+                if release_installs and target.package is not None:
+                    cache.release(target.package.registry, target.package.name, target.version or "",
+                                  target.package.bin, target.package.python)
             finish(rec)
             return rec
 

@@ -53,7 +53,7 @@ from pipeline.errors import InputError
 from .model import Limits, PackageSpec, Target
 
 TRANSPORTS = ("stdio", "streamable-http", "sse")
-_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
 class MissingVariable(Exception):
@@ -74,20 +74,13 @@ def expand(value: str, secrets: set[str]) -> str:
             secrets.add(resolved)
         return resolved
 
-    return _VAR.sub(sub, value)
-
-
-def redact(text: str | None, secrets: set[str]) -> str | None:
-    if not text:
-        return text
-    for secret in sorted(secrets, key=len, reverse=True):
-        if len(secret) >= 3:
-            text = text.replace(secret, "***")
-    return text
+    return VAR.sub(sub, value)
 
 
 def safe_name(text: str) -> str:
-    """A file-system-safe form of an id or version."""
+    """A file-system-safe form of an id or version. Not injective (``a/b`` and
+    ``a__b`` meet), so ``parse`` refuses ids that meet and the runner refuses
+    two captures bound for one file."""
     text = text.replace("/", "__")
     return re.sub(r"[^A-Za-z0-9._@+-]", "_", text).strip(".") or "_"
 
@@ -127,16 +120,21 @@ def parse(data, where: str, base: Path) -> tuple[list[Target], Limits]:
         else:
             targets.extend(_entry(entry, f"{where}: servers[{i}]", base))
     seen: set[tuple] = set()
+    folders: dict[str, str] = {}
     for t in targets:
         key = (t.id, t.version)
         if key in seen:
             raise InputError(where, f"duplicate server id {t.id!r}" + (f" at version {t.version}" if t.version else ""))
         seen.add(key)
+        other = folders.setdefault(safe_name(t.id), t.id)
+        if other != t.id:
+            raise InputError(where, f"server ids {other!r} and {t.id!r} would write to the same folder "
+                                    f"{safe_name(t.id)!r}; rename one")
     return targets, Limits.from_mapping(limits, where)
 
 
 _ENTRY_KEYS = {"id", "transport", "command", "args", "env", "cwd", "url", "headers", "versions", "package",
-               "description"}
+               "description", "python"}
 
 
 def _strings(value, what: str, where: str) -> list[str]:
@@ -180,6 +178,7 @@ def _entry(entry, where: str, base: Path) -> list[Target]:
         if transport != "stdio":
             raise InputError(where, "a package sweep runs over stdio")
         spec = _package(package, where)
+        spec.python = _python(entry.get("python"), spec, where)
         return [Target(id=sid, transport="stdio", args=args, env=env, cwd=cwd, package=spec, source=where)]
     if transport == "stdio":
         if not isinstance(command, str) or not command:
@@ -230,6 +229,18 @@ def _package(package, where: str) -> PackageSpec:
             raise InputError(where, f"package.versions: {problem}")
     bin_ = package.get("bin")
     return PackageSpec(registry=registry, name=name, versions=versions, bin=bin_ if isinstance(bin_, str) else None)
+
+
+def _python(value, spec: PackageSpec, where: str) -> str | None:
+    """``python: "3.12"``: the interpreter a PyPI server's venv is made with."""
+    if value is None:
+        return None
+    if spec.registry != "pypi":
+        raise InputError(where, "python: only a PyPI package sweep chooses its interpreter")
+    value = str(value).strip()
+    if not re.fullmatch(r"3\.[0-9]{1,2}", value):
+        raise InputError(where, f"python: expected a version like \"3.12\", not {value!r}")
+    return value
 
 
 # -- the official registry's server.json ------------------------------------

@@ -21,9 +21,9 @@ from .model import Limits
 class LegacySseTransport:
     remote = True
 
-    def __init__(self, url: str, headers: dict[str, str], limits: Limits):
+    def __init__(self, url: str, headers: dict[str, str], limits: Limits, secret_headers=frozenset()):
         self.url, self.limits = url, limits
-        self.client = make_client(headers, limits)
+        self.client = make_client(headers, limits, url, secret_headers)
         self.bytes_read = 0
         self.protocol_version: str | None = None
         self._endpoint: asyncio.Future | None = None

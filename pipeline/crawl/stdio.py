@@ -1,10 +1,17 @@
 """stdio transport: spawn the server, newline-delimited JSON-RPC on its pipes.
 
-The server runs in its own session (process group); ``close`` closes stdin,
-gives it ``kill_grace_s`` to exit, then signals the whole group (SIGTERM,
-then SIGKILL) and reaps the child, so neither the server nor anything it
-spawned (npx -> node) outlives the capture. stderr is drained continuously
-and only its tail is kept.
+The server runs in its own session (process group) and carries a mark in
+its environment that its descendants inherit; ``close`` closes stdin, gives
+it ``kill_grace_s`` to exit, then signals the whole group (SIGTERM, then
+SIGKILL), kills every process that still carries the mark (a child that
+called ``setsid`` or double-forked out of the group) and reaps the child, so
+nothing it spawned (npx -> node) outlives the capture. ``kill_all`` does the
+same synchronously for every live transport (the crawl's SIGTERM/SIGINT).
+
+stdout lines that are not JSON-RPC (banners, log lines) are skipped and
+counted, as the official SDK client does, up to ``limits.max_noise_lines``.
+stderr is drained continuously, the capture's secrets redacted on the raw
+bytes before its tail is cut, and only that tail is kept.
 """
 
 from __future__ import annotations
@@ -12,10 +19,15 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import uuid
 
 from . import jsonrpc
-from .errors import CrawlError, short
+from .errors import CrawlError, cause, short
 from .model import Limits
+from .redact import current_secrets, redact, redact_bytes
+
+MARK = "MCPDELTA_CAPTURE"
+LIVE: set["StdioTransport"] = set()   # transports whose server may still run
 
 
 class StdioTransport:
@@ -27,6 +39,10 @@ class StdioTransport:
         self.limits = limits
         self.proc: asyncio.subprocess.Process | None = None
         self.bytes_read = 0
+        self.noise_lines = 0                  # non-JSON stdout lines skipped
+        self.noise_sample: str | None = None  # the first of them
+        self.mark = uuid.uuid4().hex
+        self._secrets = current_secrets()
         self._stderr = bytearray()
         self._stderr_task: asyncio.Task | None = None
 
@@ -34,6 +50,8 @@ class StdioTransport:
     async def start(self) -> None:
         env = dict(os.environ)
         env.update(self.env)
+        env[MARK] = self.mark
+        LIVE.add(self)
         try:
             self.proc = await asyncio.create_subprocess_exec(
                 self.command, *self.args,
@@ -53,15 +71,18 @@ class StdioTransport:
             if not chunk:
                 return
             self._stderr += chunk
+            if self._secrets:  # before the cut below, so no secret is ever halved by it
+                self._stderr[:] = redact_bytes(bytes(self._stderr), self._secrets)
             if len(self._stderr) > keep:
                 del self._stderr[: len(self._stderr) - keep]
 
     def stderr_tail(self) -> str:
-        return self._stderr.decode("utf-8", "replace")
+        return redact(self._stderr.decode("utf-8", "replace"), self._secrets, edges=True) or ""
 
     async def close(self) -> None:
         proc = self.proc
         if proc is None:
+            LIVE.discard(self)
             return
         if proc.stdin and not proc.stdin.is_closing():
             proc.stdin.close()
@@ -86,7 +107,9 @@ class StdioTransport:
                 if not _group_running(proc.pid):
                     break
                 await asyncio.sleep(0.02)
+        kill_marked(self.mark)
         await proc.wait()
+        LIVE.discard(self)
         transport = getattr(proc, "_transport", None)
         if transport is not None:  # release the pipes now, not at garbage collection
             transport.close()
@@ -118,8 +141,8 @@ class StdioTransport:
                 pass
         status = self.proc.returncode
         what = f"exited with status {status}" if status is not None else "closed its output"
-        last = self.stderr_tail().strip().splitlines()[-1:] or [""]
-        tail = f"; stderr: {short(last[0], 120)}" if last[0] else ""
+        why = cause(self.stderr_tail())
+        tail = f"; stderr: {why}" if why else ""
         return CrawlError("server_exited", f"server {what} {when}{tail}")
 
     async def _read(self) -> list[dict]:
@@ -137,8 +160,18 @@ class StdioTransport:
             self.bytes_read += len(line)
             if self.bytes_read > self.limits.max_server_bytes:
                 raise CrawlError("too_large", f"server output is over {self.limits.max_server_bytes} bytes")
-            if line.strip():
+            if not line.strip():
+                continue
+            try:
                 return jsonrpc.decode(line, "stdout line")
+            except CrawlError:
+                # a banner or a log line on stdout: skipped, as the SDK client does
+                self.noise_lines += 1
+                if self.noise_sample is None:
+                    self.noise_sample = short(line.decode("utf-8", "replace"), 120)
+                if self.noise_lines > self.limits.max_noise_lines:
+                    raise CrawlError("protocol_error", f"over {self.limits.max_noise_lines} stdout lines are not "
+                                                       f"JSON-RPC (the first: {self.noise_sample!r})") from None
 
     async def notify(self, msg: dict) -> None:
         await self._write(msg)
@@ -152,6 +185,49 @@ class StdioTransport:
                 if jsonrpc.is_server_request(item):
                     await self._write(jsonrpc.answer_server_request(item))
                 # notifications (logging, list_changed) and stray responses: skip
+
+
+def _marked(mark: str) -> list[int]:
+    """Pids of live processes whose environment carries ``MARK=mark`` (Linux /proc)."""
+    if not os.path.isdir("/proc"):
+        return []
+    needle = f"{MARK}={mark}".encode()
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as fh:
+                if needle in fh.read().split(b"\0"):
+                    found.append(int(entry))
+        except OSError:
+            continue
+    return found
+
+
+def kill_marked(mark: str) -> None:
+    """SIGKILL every process of one capture that left its process group."""
+    for _ in range(3):  # a forking process may add one between the scan and the kill
+        pids = _marked(mark)
+        if not pids:
+            return
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+
+
+def kill_all() -> None:
+    """End every server still running, at once (the crawl is being stopped)."""
+    for transport in list(LIVE):
+        if transport.proc is not None:
+            try:
+                os.killpg(transport.proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        kill_marked(transport.mark)
+    LIVE.clear()
 
 
 def _group_running(pgid: int) -> bool:

@@ -21,7 +21,9 @@ def test_demo_crawl_writes_every_version(demo_crawl):
         for v in ("1.0.0", "1.1.0", "1.2.0", "2.0.0"):
             m = manifest(out, sid, v)
             assert m["serverInfo"]["version"] == v and m["nextCursor"] is None
-            assert m["protocolVersion"] == "2025-11-25"
+            # the SDK servers speak the 2026-07-28 revision: server/discover answered
+            assert m["protocolVersion"] == "2026-07-28" and m["supportedVersions"] == ["2026-07-28"]
+    assert {r["handshake"] for r in rows} == {"discover"}
 
 
 def test_notes_contract_evolves(demo_crawl):

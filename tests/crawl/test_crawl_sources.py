@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from pipeline.cli import main
-from pipeline.crawl.packages import check_selector, select
+from pipeline.crawl.packages import PackageCache, check_selector, select
 from pipeline.crawl.servers import load
 
 from .conftest import FAULT_STDIO, run_crawl
@@ -75,7 +75,7 @@ def test_missing_servers_file_exit_2(tmp_path, capsys):
     assert rc == 2 and "nope.yaml" in capsys.readouterr().err
 
 
-def test_cli_crawl_exits_0_with_failed_servers(tmp_path, capsys):
+def test_cli_crawl_exits_1_with_failed_servers(tmp_path, capsys):
     f = write(tmp_path / "servers.yaml", f"""
 servers:
   - {{id: good, command: "{{python}}", args: ["{FAULT_STDIO}", ok]}}
@@ -83,7 +83,7 @@ servers:
 """)
     rc = main(["crawl", "--servers", str(f), "--out", str(tmp_path / "out")])
     captured = capsys.readouterr()
-    assert rc == 0
+    assert rc == 1  # a failed capture fails the crawl
     assert "1 ok, 1 failed" in captured.out
     assert "bad" in captured.err and "protocol_error" in captured.err
     rows = [json.loads(x) for x in (tmp_path / "out" / "crawl-log.jsonl").read_text().splitlines()]
@@ -151,15 +151,17 @@ def _fake_cached_package(cache: Path, versions: list[str]) -> None:
     """A cache as a previous online sweep leaves it: versions.json + one install per version."""
     root = cache / "npm" / "fake-mcp"
     root.mkdir(parents=True)
-    (root / "versions.json").write_text(json.dumps({v: f"2025-01-0{i + 1}T00:00:00Z" for i, v in enumerate(versions)}))
+    times = {v: f"2025-01-0{i + 1}T00:00:00Z" for i, v in enumerate(versions)}
+    (root / "versions.json").write_text(json.dumps(times))
     for v in versions:
-        d = root / v / "node_modules" / ".bin"
+        folder = PackageCache(cache, 60).install_dir("npm", "fake-mcp", v, times[v], None)
+        d = folder / "node_modules" / ".bin"
         d.mkdir(parents=True)
         script = d / "fake-mcp"
         script.write_text(f"#!/bin/sh\nexec {sys.executable} {FAULT_STDIO} ok\n")
         script.chmod(script.stat().st_mode | stat.S_IEXEC)
-        (root / v / "install.json").write_text(json.dumps(
-            {"argv": ["node_modules/.bin/fake-mcp"], "published_at": f"2025-01-0{versions.index(v) + 1}T00:00:00Z"}))
+        (folder / "install.json").write_text(json.dumps(
+            {"argv": ["node_modules/.bin/fake-mcp"], "published_at": times[v], "version": v}))
 
 
 def test_offline_sweep_from_the_cache(tmp_path):

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from .conftest import alive, fast_limits, only, run_crawl, stdio_target
+from .conftest import FAULT_STDIO, alive, fast_limits, only, run_crawl, stdio_target
 
 pytestmark = pytest.mark.usefixtures("no_leftovers")
 
@@ -123,13 +123,54 @@ def test_page_cap_stops_and_keeps_the_cursor(tmp_path):
     assert rec.manifest["nextCursor"] == "5"
 
 
-def test_rejected_list_method_is_recorded_not_fatal(tmp_path):
-    rec = only(run_crawl([stdio_target("reject-prompts")], tmp_path))
+def test_failed_optional_list_is_partial(tmp_path):
+    rec = only(run_crawl([stdio_target("fail-prompts")], tmp_path))
     assert rec.ok and rec.error_kind == "partial"
-    assert "prompts/list" in rec.error
+    assert "prompts/list" in rec.error and "-32603" in rec.error
     assert "prompts" not in rec.manifest  # not captured, so absent (not empty)
     assert rec.manifest["tools"][0]["name"] == "alpha"
     assert rec.manifest["resources"]
+
+
+@pytest.mark.parametrize("mode, method, key", [("reject-prompts", "prompts/list", "prompts"),
+                                               ("no-templates", "resources/templates/list", "resourceTemplates")])
+def test_unimplemented_optional_list_is_a_note(tmp_path, mode, method, key):
+    rec = only(run_crawl([stdio_target(mode)], tmp_path))
+    assert rec.ok and rec.error_kind is None and rec.error is None  # not partial
+    assert any(method in w and "-32601" in w and "not a failure" in w for w in rec.warnings), rec.warnings
+    assert key not in rec.manifest and rec.manifest["tools"]
+    row = json.loads((tmp_path / "crawl-log.jsonl").read_text())
+    assert row["ok"] is True and row["error_kind"] is None
+
+
+def test_failed_tools_list_is_a_failure(tmp_path, capsys):
+    from pipeline.cli import main
+
+    servers = tmp_path / "servers.yaml"
+    servers.write_text(f'servers:\n  - {{id: broken, command: "{{python}}", args: ["{FAULT_STDIO}", fail-tools]}}\n')
+    rc = main(["crawl", "--servers", str(servers), "--out", str(tmp_path / "out")])
+    assert rc == 1
+    row = json.loads((tmp_path / "out" / "crawl-log.jsonl").read_text())
+    assert row["ok"] is False and row["error_kind"] == "list_failed"
+    assert "tools/list" in row["error"] and "no db" in row["error"]
+    assert not (tmp_path / "out" / "broken").exists()  # no manifest without its tools
+    assert "0 ok, 1 failed" in capsys.readouterr().out
+
+
+def test_noisy_stdout_is_skipped_and_counted(tmp_path):
+    rec = only(run_crawl([stdio_target("noisy")], tmp_path))
+    assert rec.ok and rec.error_kind is None
+    assert [t["name"] for t in rec.manifest["tools"]] == ["alpha"]
+    assert rec.noise_lines == 4  # two banners, a log line and a bare number
+    assert any("skipped 4 stdout line" in w and "Transport: stdio" in w for w in rec.warnings)
+    row = json.loads((tmp_path / "crawl-log.jsonl").read_text())
+    assert row["noise_lines"] == 4
+
+
+def test_noise_past_the_bound_fails(tmp_path):
+    rec = only(run_crawl([stdio_target("garbage")], tmp_path, fast_limits(max_noise_lines=100)))
+    assert not rec.ok and rec.error_kind == "protocol_error"
+    assert "over 100 stdout lines" in rec.error and "Server starting" in rec.error
 
 
 def test_secrets_expand_but_never_reach_files(tmp_path, monkeypatch):

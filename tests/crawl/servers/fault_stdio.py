@@ -3,6 +3,13 @@
     python fault_stdio.py MODE
 
 Modes: ok (fidelity: unknown keys, _meta, odd types, 3 honest pages),
+noisy (non-JSON lines on stdout), fail-tools (an error answer to tools/list),
+fail-prompts (-32603 to prompts/list), no-templates (-32601 to templates),
+bare-init (initialize without instructions), home (writes to $HOME and its
+cache folder, reports where), set-default (a default built from a set),
+node-crash (a Node-style crash report on stderr), leak-long (a long secret
+with inner whitespace on stderr, then a crash), setsid-child (a child in its
+own session and a double-forked grandchild, both ignoring SIGTERM),
 hang, hang-stubborn (ignores SIGTERM and stdin EOF), exit-early,
 partial-line, crash-mid-list, garbage, huge, flood, cycle, endless,
 reject-prompts, init-error, echo-secret, leak-crash, old-only, echo-client (serverInfo
@@ -65,6 +72,9 @@ def handle(msg):
     method = msg.get("method")
     if "id" not in msg:
         return
+    if method == "tools/list" and MODE == "fail-tools":
+        send({"jsonrpc": "2.0", "id": msg["id"], "error": {"code": -32603, "message": "Internal error: no db"}})
+        return
     if method == "initialize":
         if MODE == "old-only" and msg["params"]["protocolVersion"] != "2025-03-26":
             send({"jsonrpc": "2.0", "id": msg["id"], "error": {
@@ -78,13 +88,35 @@ def handle(msg):
             sys.stderr.write(f"auth failed with token={os.environ.get('FAULT_TOKEN')}\n")
             sys.stderr.flush()
             os._exit(2)
-        if MODE == "garbage":
-            sys.stdout.write("Server starting... hello there\n")
+        if MODE == "noisy":  # banners and log lines on stdout, as popular servers print
+            sys.stdout.write("Transport: stdio\nLoading configuration from .env file...\n")
+            sys.stdout.flush()
+        if MODE == "garbage":  # past the crawler's bound of skipped lines
+            sys.stdout.write("Server starting... hello there\n" * 1500)
             sys.stdout.flush()
             return
         if MODE in ("hang", "hang-stubborn"):
             time.sleep(3600)
+        if MODE == "node-crash":
+            sys.stderr.write(NODE_CRASH)
+            sys.stderr.flush()
+            os._exit(1)
+        if MODE == "leak-long":
+            token = os.environ.get("FAULT_TOKEN", "")
+            sys.stderr.write("x" * 150 + f" auth failed: token={token}\n" + "y" * int(os.environ.get("FILL", "0")) + "\n")
+            sys.stderr.flush()
+            os._exit(2)
         result = dict(INIT)
+        if MODE == "bare-init":
+            result.pop("instructions")
+        if MODE == "home":
+            home = os.path.expanduser("~")
+            os.makedirs(os.path.join(home, ".fault"), exist_ok=True)
+            with open(os.path.join(home, ".fault", "state"), "w") as fh:
+                fh.write("written by the server")
+            cache = os.environ.get("XDG_CACHE_HOME", os.path.join(home, ".cache"))
+            os.makedirs(os.path.join(cache, "fault"), exist_ok=True)
+            result["serverInfo"] = {"name": "fault", "version": "1.0.0", "home": home, "cache": cache}
         if MODE == "echo-secret":
             token = os.environ.get("FAULT_TOKEN", "")
             result["serverInfo"] = {"name": "fault", "version": "1.0.0", "token": token,
@@ -106,6 +138,9 @@ def handle(msg):
         return
     if method == "tools/list":
         cursor = (msg.get("params") or {}).get("cursor")
+        if MODE == "noisy":
+            sys.stdout.write("Successfully initialized Chroma client\n42\n")
+            sys.stdout.flush()
         if MODE == "ok":
             # a log notification and a server->client ping before the answer
             send({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "hi"}})
@@ -116,6 +151,10 @@ def handle(msg):
             if nxt:
                 result["nextCursor"] = nxt
             answer(msg, result)
+        elif MODE == "set-default":
+            order = list({"alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel"})
+            answer(msg, {"tools": [{"name": "pick", "inputSchema": {"type": "object", "properties": {
+                "fields": {"type": "array", "default": order}}}}]})
         elif MODE == "crash-mid-list":
             if cursor is None:
                 answer(msg, {"tools": [TOOL_A], "nextCursor": "2"})
@@ -138,6 +177,8 @@ def handle(msg):
     if method == "prompts/list":
         if MODE == "reject-prompts":
             send({"jsonrpc": "2.0", "id": msg["id"], "error": {"code": -32601, "message": "Method not found"}})
+        elif MODE == "fail-prompts":
+            send({"jsonrpc": "2.0", "id": msg["id"], "error": {"code": -32603, "message": "Internal error"}})
         else:
             answer(msg, {"prompts": [{"name": "p1", "arguments": [{"name": "a", "required": True, "x-extra": 1}]}]})
         return
@@ -145,13 +186,56 @@ def handle(msg):
         answer(msg, {"resources": [{"uri": "file:///x", "name": "x", "_meta": {"size": 3}}]})
         return
     if method == "resources/templates/list":
+        if MODE == "no-templates":
+            send({"jsonrpc": "2.0", "id": msg["id"], "error": {"code": -32601, "message": "Method not found"}})
+            return
         answer(msg, {"resourceTemplates": [{"uriTemplate": "file:///{p}", "name": "tpl"}]})
         return
     send({"jsonrpc": "2.0", "id": msg["id"], "error": {"code": -32601, "message": "Method not found"}})
 
 
+NODE_CRASH = """node:internal/modules/esm/resolve:873
+  throw new ERR_MODULE_NOT_FOUND(packageName, fileURLToPath(base), null);
+        ^
+
+Error [ERR_MODULE_NOT_FOUND]: Cannot find package 'pkce-challenge' imported from /srv/node_modules/sdk/dist/auth.js
+    at packageResolve (node:internal/modules/esm/resolve:873:9)
+    at moduleResolve (node:internal/modules/esm/resolve:946:18) {
+  code: 'ERR_MODULE_NOT_FOUND'
+}
+
+Node.js v20.20.2
++-----------------------------------------+
+"""
+
+
+def escape_children():
+    """A child in its own session and a double-forked grandchild (both ignore SIGTERM)."""
+    pidfile = os.environ["PIDFILE"]
+    code = "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(300)"
+    child = subprocess.Popen([sys.executable, "-c", code], start_new_session=True,
+                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    read, write = os.pipe()
+    first = os.fork()
+    if first == 0:  # double fork: the grandchild is nobody's child but init's
+        os.setsid()
+        pid = os.fork()
+        if pid:
+            os.write(write, str(pid).encode())
+            os._exit(0)
+        os.execv(sys.executable, [sys.executable, "-c", code])
+    os.close(write)
+    grandchild = int(os.read(read, 32).decode())
+    os.waitpid(first, 0)
+    with open(pidfile, "w") as fh:
+        fh.write(f"{os.getpid()} {child.pid} {grandchild}\n")
+
+
 def main():
-    spawn_child()
+    if MODE == "setsid-child" or os.environ.get("ESCAPE"):
+        escape_children()
+    else:
+        spawn_child()
     if MODE == "hang-stubborn":
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
     if MODE == "exit-early":

@@ -1,0 +1,108 @@
+"""An npm registry stand-in on 127.0.0.1: packuments with publish times (what
+``npm install --before`` and ``npm view NAME time`` read) and hand-built
+tarballs. A package with ``server=True`` has a ``bin`` that runs a minimal
+raw JSON-RPC MCP server in node."""
+
+import base64
+import hashlib
+import io
+import json
+import tarfile
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+SERVER_JS = r"""#!/usr/bin/env node
+const rl = require('readline').createInterface({input: process.stdin});
+const send = (m) => process.stdout.write(JSON.stringify(m) + '\n');
+rl.on('line', (line) => {
+  if (!line.trim()) return;
+  const m = JSON.parse(line);
+  if (m.id === undefined) return;
+  if (m.method === 'initialize') {
+    send({jsonrpc: '2.0', id: m.id, result: {protocolVersion: '2025-06-18', capabilities: {tools: {}},
+          serverInfo: {name: 'fx-npm', version: '1.0.0'}}});
+  } else if (m.method === 'tools/list') {
+    send({jsonrpc: '2.0', id: m.id, result: {tools: [{name: 'hello', inputSchema: {type: 'object'}}]}});
+  } else {
+    send({jsonrpc: '2.0', id: m.id, error: {code: -32601, message: 'Method not found'}});
+  }
+});
+"""
+
+
+def build_tarball(name, version, dependencies, server) -> bytes:
+    pkg = {"name": name, "version": version, "dependencies": dependencies}
+    files = {"package/package.json": json.dumps(pkg)}
+    if server:
+        pkg["bin"] = {name: "server.js"}
+        files["package/package.json"] = json.dumps(pkg)
+        files["package/server.js"] = SERVER_JS
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        for path, text in files.items():
+            data = text.encode()
+            info = tarfile.TarInfo(path)
+            info.size, info.mode = len(data), 0o755
+            tar.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
+
+
+class LocalNpm:
+    def __init__(self):
+        self.packages: dict[str, dict] = {}
+        self.blobs: dict[str, bytes] = {}
+        self._server = None
+
+    def add(self, name, version, published, dependencies=None, server=False) -> None:
+        data = build_tarball(name, version, dependencies or {}, server)
+        key = f"{name}-{version}.tgz"
+        self.blobs[key] = data
+        doc = self.packages.setdefault(name, {"name": name, "versions": {}, "time": {}, "dist-tags": {}})
+        manifest = {"name": name, "version": version, "dependencies": dependencies or {},
+                    "dist": {"tarball": f"/-/{key}", "shasum": hashlib.sha1(data).hexdigest(),
+                             "integrity": "sha512-" + base64.b64encode(hashlib.sha512(data).digest()).decode()}}
+        if server:
+            manifest["bin"] = {name: "server.js"}
+        doc["versions"][version] = manifest
+        doc["time"][version] = published
+        doc["time"].setdefault("created", published)
+        doc["time"]["modified"] = max(doc["time"]["modified"], published) if "modified" in doc["time"] else published
+        doc["dist-tags"]["latest"] = max(doc["versions"], key=lambda v: tuple(map(int, v.split("."))))
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_port}/"
+
+    def start(self) -> "LocalNpm":
+        registry = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def _send(self, code, body: bytes, ctype="application/json"):
+                self.send_response(code)
+                self.send_header("Content-Type", ctype)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def do_GET(self):
+                path = self.path.split("?")[0]
+                if path.startswith("/-/") and path[3:] in registry.blobs:
+                    return self._send(200, registry.blobs[path[3:]], "application/octet-stream")
+                doc = registry.packages.get(path.lstrip("/").replace("%2f", "/").replace("%2F", "/"))
+                if doc is None:
+                    return self._send(404, json.dumps({"error": "Not found"}).encode())
+                doc = json.loads(json.dumps(doc))
+                for manifest in doc["versions"].values():  # absolute tarball URLs
+                    manifest["dist"]["tarball"] = registry.url.rstrip("/") + manifest["dist"]["tarball"]
+                return self._send(200, json.dumps(doc).encode())
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()

@@ -1,0 +1,177 @@
+"""Version sweeps against a PyPI stand-in on 127.0.0.1 (real pip, real venvs,
+real interpreters of this machine) and against a package cache: the
+interpreter a release needs, a dependency dated after the release,
+pre-release-only packages, incremental sweeps."""
+
+import asyncio
+import json
+import sys
+
+import pytest
+
+from pipeline.crawl.packages import PackageCache, interpreters
+from pipeline.crawl.runner import crawl
+from pipeline.crawl.servers import load
+
+from .conftest import fast_limits
+from .servers.local_index import LocalIndex
+from .test_crawl_sources import _fake_cached_package, write
+
+OWN = f"{sys.version_info[0]}.{sys.version_info[1]}"
+NEWER = [v for v in interpreters() if tuple(map(int, v.split("."))) > sys.version_info[:2]]
+
+
+@pytest.fixture(scope="module")
+def index():
+    idx = LocalIndex()
+    if NEWER:
+        idx.add("mcpdelta-fx-newpy", "1.0.0", "2025-01-01T00:00:00Z", requires_python=f">={NEWER[0]}",
+                server=True)
+    idx.add("mcpdelta-fx-late", "1.0.0", "2025-01-01T00:00:00Z", requires=["mcpdelta-fx-dep>=2"], server=True)
+    idx.add("mcpdelta-fx-dep", "1.0.0", "2024-12-01T00:00:00Z")
+    idx.add("mcpdelta-fx-dep", "2.0.0", "2025-01-03T00:00:00Z")  # dated two days after the release
+    idx.start()
+    yield idx
+    idx.stop()
+
+
+def sweep(tmp_path, index, entries: str, **kw):
+    servers = write(tmp_path / "servers.yaml", "servers:\n" + entries)
+    targets, _ = load(servers)
+    cache = PackageCache(tmp_path / "cache", 300, pypi_url=index.url)
+    records = asyncio.run(crawl(targets, fast_limits(total_timeout_s=300), tmp_path / "out", cache=cache, **kw))
+    return {r.id: r for r in records}, cache
+
+
+@pytest.mark.skipif(not NEWER, reason="needs a Python newer than the one running the tests")
+def test_requires_python_picks_a_newer_interpreter(tmp_path, index):
+    by, _ = sweep(tmp_path, index, f"""
+  - {{id: auto, package: {{registry: pypi, name: mcpdelta-fx-newpy, versions: latest}}}}
+  - {{id: forced-old, package: {{registry: pypi, name: mcpdelta-fx-newpy, versions: latest}}, python: "{OWN}"}}
+""")
+    auto, old = by["auto"], by["forced-old"]
+    assert auto.ok, auto.error
+    assert auto.python == NEWER[0] and auto.manifest["serverInfo"]["python"] == NEWER[0]
+    assert auto.install_ms > 0 and auto.capture_ms > 0 and auto.duration_ms >= auto.install_ms + auto.capture_ms
+    # asked for the older interpreter: pip's real cause, not its last line
+    assert not old.ok and old.error_kind == "install_failed"
+    assert f"Requires-Python >={NEWER[0]}" in old.error and f"Python {OWN}" in old.error
+
+
+def test_a_dependency_dated_after_the_release_gets_a_second_try(tmp_path, index):
+    by, cache = sweep(tmp_path, index, """
+  - {id: late, package: {registry: pypi, name: mcpdelta-fx-late, versions: latest}}
+""")
+    rec = by["late"]
+    assert rec.ok, rec.error
+    assert rec.published_at == "2025-01-01T00:00:00Z"
+    assert rec.install_retry and "cut-off of 2025-01-08T00:00:00Z" in rec.install_retry
+    assert "No matching distribution found for mcpdelta-fx-dep>=2" in rec.install_retry
+    row = json.loads((tmp_path / "out" / "crawl-log.jsonl").read_text())
+    assert row["install_retry"] == rec.install_retry
+    # the install is cached under a key of its options; another cut-off is another install
+    folder = cache.install_dir("pypi", "mcpdelta-fx-late", "1.0.0", "2025-01-01T00:00:00Z", None)
+    assert (folder / "install.json").exists()
+    assert cache.install_dir("pypi", "mcpdelta-fx-late", "1.0.0", "2025-01-02T00:00:00Z", None) != folder
+    assert cache.install_dir("pypi", "mcpdelta-fx-late", "1.0.0", "2025-01-01T00:00:00Z", None, "3.12") != folder
+
+
+def test_release_installs_frees_the_disk(tmp_path, index):
+    by, cache = sweep(tmp_path, index, """
+  - {id: late, package: {registry: pypi, name: mcpdelta-fx-late, versions: latest}}
+""", release_installs=True)
+    assert by["late"].ok
+    assert not list(cache.dir("pypi", "mcpdelta-fx-late").glob("1.0.0~*"))
+
+
+def test_download_cache_is_pruned_under_its_bound(tmp_path):
+    cache = PackageCache(tmp_path / "cache", 60, download_cache_bytes=10_000)
+    pip = cache.downloads("pip")
+    pip.mkdir(parents=True)
+    for i in range(10):
+        (pip / f"blob{i}").write_bytes(b"x" * 3000)
+    cache.prune_downloads()
+    left = sum(p.stat().st_size for p in pip.iterdir())
+    assert 0 < left <= 8_000
+
+
+def _offline(tmp_path, cache_dir, entries, **kw):
+    servers = write(tmp_path / "servers.yaml", "servers:\n" + entries)
+    targets, _ = load(servers)
+    cache = PackageCache(cache_dir, 60, offline=True)
+    return asyncio.run(crawl(targets, fast_limits(), tmp_path / "out", cache=cache, **kw))
+
+
+def test_prereleases_only_are_taken_and_said(tmp_path):
+    cache = tmp_path / "cache"
+    _fake_cached_package(cache, ["0.1.0a1", "0.1.0b1", "0.2.0rc1"])
+    records = _offline(tmp_path, cache, """
+  - {id: fake, package: {registry: npm, name: fake-mcp, versions: "last 2"}}
+  - {id: ranged, package: {registry: npm, name: fake-mcp, versions: ">=1"}}
+""")
+    taken = sorted(r.version for r in records if r.id == "fake")
+    assert taken == ["0.1.0b1", "0.2.0rc1"]
+    assert all(any("no stable release: took 2 of its 3 pre-release(s)" in w for w in r.warnings)
+               for r in records if r.id == "fake")
+    ranged, = [r for r in records if r.id == "ranged"]
+    assert not ranged.ok and "3 pre-release(s)" in ranged.error
+
+
+def test_a_sweep_skips_what_it_captured_and_captures_what_is_new(tmp_path):
+    cache = tmp_path / "cache"
+    _fake_cached_package(cache, ["1.0.0", "1.1.0"])
+    entry = "  - {id: fake, package: {registry: npm, name: fake-mcp, versions: all}}\n"
+    first = _offline(tmp_path, cache, entry)
+    assert sorted(r.version for r in first if r.ok) == ["1.0.0", "1.1.0"]
+    # a release published since: the cache (as an online look-up would) now lists it
+    versions = json.loads((cache / "npm" / "fake-mcp" / "versions.json").read_text())
+    import shutil
+    shutil.rmtree(cache / "npm" / "fake-mcp")
+    _fake_cached_package(cache, list(versions) + ["1.2.0"])
+    skipped = []
+    second = _offline(tmp_path, cache, entry, skipped=skipped)
+    assert [r.version for r in second] == ["1.2.0"] and second[0].ok
+    assert sorted(skipped) == [("fake", "1.0.0"), ("fake", "1.1.0")]
+    rows = [json.loads(x) for x in (tmp_path / "out" / "crawl-log.jsonl").read_text().splitlines()]
+    assert [r["version"] for r in rows].count("1.0.0") == 1 and len(rows) == 3  # the log is appended to
+    again = _offline(tmp_path, cache, entry, recapture=True)
+    assert sorted(r.version for r in again) == ["1.0.0", "1.1.0", "1.2.0"]
+
+
+# -- npm, against a registry stand-in ----------------------------------------------
+@pytest.fixture
+def npm_registry(monkeypatch, tmp_path):
+    import shutil
+
+    from .servers.local_npm import LocalNpm
+
+    if not shutil.which("npm"):
+        pytest.skip("npm is not installed")
+    reg = LocalNpm()
+    reg.add("mcpdelta-fx-npm", "1.0.0", "2025-01-01T00:00:00.000Z",
+            dependencies={"mcpdelta-fx-npmdep": "^2.0.0"}, server=True)
+    reg.add("mcpdelta-fx-npmdep", "1.0.0", "2024-12-01T00:00:00.000Z")
+    reg.add("mcpdelta-fx-npmdep", "2.0.0", "2025-01-03T00:00:00.000Z")  # two days after the release
+    reg.start()
+    monkeypatch.setenv("npm_config_registry", reg.url)
+    monkeypatch.setenv("npm_config_update_notifier", "false")
+    monkeypatch.setenv("npm_config_userconfig", str(tmp_path / "npmrc"))
+    yield reg
+    reg.stop()
+
+
+def test_npm_etarget_gets_a_second_try_and_a_failed_lookup_says_why(tmp_path, npm_registry):
+    servers = write(tmp_path / "servers.yaml", """servers:
+  - {id: npm-late, package: {registry: npm, name: mcpdelta-fx-npm, versions: latest}}
+  - {id: npm-missing, package: {registry: npm, name: mcpdelta-fx-no-such, versions: latest}}
+""")
+    targets, _ = load(servers)
+    cache = PackageCache(tmp_path / "cache", 300)
+    records = asyncio.run(crawl(targets, fast_limits(total_timeout_s=300), tmp_path / "out", cache=cache))
+    by = {r.id: r for r in records}
+    late, missing = by["npm-late"], by["npm-missing"]
+    assert late.ok, late.error
+    assert late.manifest["tools"][0]["name"] == "hello"
+    assert late.install_retry and "ETARGET" in late.install_retry and "mcpdelta-fx-npmdep" in late.install_retry
+    assert not missing.ok and missing.error_kind == "version_lookup"
+    assert "E404" in missing.error and "complete log" not in missing.error
