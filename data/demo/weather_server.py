@@ -11,8 +11,17 @@ How the contract evolves:
 2.0.0  get_forecast requires a new ``country`` argument and its output
        drops ``summary``; get_alerts renamed list_alerts; prompt plan_trip
        gains a required ``dates`` argument
+
+Behaviour (what the same call returns; schemas unchanged unless said above):
+
+get_conditions(city), JSON in a text block, the same schema in every
+release: ``temperature`` is ``{value, unit}`` up to 1.1.0, a bare number
+with a separate ``unit`` from 1.2.0 on.
+get_air_quality's structured result violates its own declared outputSchema
+in 1.2.0 only (``aqi`` sent as a string): a bug fixed in 2.0.0.
 """
 
+import json
 from typing import Annotated, Literal, Optional
 
 from pydantic import BaseModel, Field
@@ -23,7 +32,7 @@ VERSIONS = ["1.0.0", "1.1.0", "1.2.0", "2.0.0"]
 
 
 def build(version: str) -> MCPServer:
-    from mcp_types import ToolAnnotations
+    from mcp_types import CallToolResult, TextContent, ToolAnnotations
 
     v = vt(version)
     server = MCPServer(name="demo-weather", version=version, title="Demo Weather")
@@ -80,6 +89,29 @@ def build(version: str) -> MCPServer:
         @server.tool(description="Current air quality index for a city.", annotations=ro)
         def get_air_quality(city: str) -> AirQuality:
             return AirQuality(city=city, aqi=0)
+
+    @server.tool(description="Current conditions for a city, as JSON.", annotations=ro,
+                 structured_output=False)
+    def get_conditions(city: str) -> str:
+        if v < (1, 2, 0):
+            return json.dumps({"city": city, "temperature": {"value": 21, "unit": "C"}, "wind_kmh": 12})
+        return json.dumps({"city": city, "temperature": 21.5, "unit": "C", "wind_kmh": 12})
+
+    if v == (1, 2, 0):
+        # the published outputSchema stays AirQuality's, but this release's
+        # result skips the SDK's validation and breaks it
+        tool = server._tool_manager.get_tool("get_air_quality")
+
+        def broken_air_quality(city: str) -> CallToolResult:
+            return CallToolResult(content=[TextContent(type="text", text=f"{city}: moderate")],
+                                  structured_content={"city": city, "aqi": "moderate"})
+
+        server.remove_tool("get_air_quality")
+        server.tool(name="get_air_quality", description="Current air quality index for a city.",
+                    annotations=ro)(broken_air_quality)
+        fresh = server._tool_manager.get_tool("get_air_quality")
+        fresh.fn_metadata.output_model = None
+        fresh.fn_metadata.output_schema = tool.fn_metadata.output_schema
 
     if v < (2, 0, 0):
         @server.prompt(description="Plan a trip around the weather.")

@@ -107,6 +107,7 @@ class Target:
     problem: str | None = None           # set when the entry cannot be crawled
     source: str = ""                     # where the entry came from
     notes: list[str] = field(default_factory=list)   # said in the capture's warnings
+    probes: list | str = field(default_factory=list)  # tools/call probes, or "auto" (probes.py)
 
 
 @dataclass

@@ -190,6 +190,7 @@ async def capture_target(t: Target, limits: Limits, cache: PackageCache | None,
             rec.error = "; ".join(notes.truncated + notes.rejected)
             rec.warnings.extend(notes.truncated + notes.rejected)
         rec.warnings.extend(f"not implemented by the server (a note, not a failure): {u}" for u in notes.unsupported)
+        rec.warnings.extend(notes.probe_notes)
         if notes.discover_note and notes.handshake == "initialize":
             rec.warnings.append(f"fell back to initialize: {notes.discover_note}")
     except CrawlError as exc:
@@ -225,7 +226,7 @@ async def _one_capture(t, command, args, env, headers, secret_headers, limits, c
         transport = make_transport(t, command, args, env, headers, limits, secret_headers)
         last["transport"] = transport
         try:
-            return await capture(transport, limits, client, discover=discover)
+            return await capture(transport, limits, client, discover=discover, probes=t.probes)
         except DiscoverBroke as exc:
             if not discover:
                 raise

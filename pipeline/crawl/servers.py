@@ -51,6 +51,7 @@ import yaml
 from pipeline.errors import InputError
 
 from .model import Limits, PackageSpec, Target
+from .probes import parse_probes
 
 TRANSPORTS = ("stdio", "streamable-http", "sse")
 VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -118,7 +119,11 @@ def parse(data, where: str, base: Path) -> tuple[list[Target], Limits]:
         if isinstance(entry, dict) and isinstance(entry.get("server"), dict) and "id" not in entry:
             targets.extend(_from_registry(entry["server"], f"{where}: servers[{i}]"))
         else:
-            targets.extend(_entry(entry, f"{where}: servers[{i}]", base))
+            found = _entry(entry, f"{where}: servers[{i}]", base)
+            probes = parse_probes(entry.get("probes"), f"{where}: servers[{i}]")
+            for target in found:
+                target.probes = probes
+            targets.extend(found)
     seen: set[tuple] = set()
     folders: dict[str, str] = {}
     for t in targets:
@@ -134,7 +139,7 @@ def parse(data, where: str, base: Path) -> tuple[list[Target], Limits]:
 
 
 _ENTRY_KEYS = {"id", "transport", "command", "args", "env", "cwd", "url", "headers", "versions", "package",
-               "description", "python"}
+               "description", "python", "probes"}
 
 
 def _strings(value, what: str, where: str) -> list[str]:

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from . import jsonrpc
 from .errors import CrawlError, short
 from .model import MODERN_PROTOCOL_VERSIONS, OFFERED_PROTOCOL_VERSION, ClientIdentity, Limits
+from .probes import AUTO, auto_probes, run_probes
 
 # (capability, method, key in the result and in the manifest)
 LISTS = [
@@ -57,6 +58,7 @@ class Notes:
     rejected: list[str] = field(default_factory=list)    # list methods that failed
     unsupported: list[str] = field(default_factory=list) # optional lists answered -32601
     supported_versions: list[str] | None = None          # from an "unsupported version" error
+    probe_notes: list[str] = field(default_factory=list) # probes that failed or were skipped
 
 
 class DiscoverBroke(CrawlError):
@@ -214,10 +216,11 @@ def _discover_manifest(result: dict, version: str) -> dict:
 
 
 async def capture(transport, limits: Limits, client: ClientIdentity | None = None,
-                  discover: bool = True) -> tuple[dict, Notes]:
+                  discover: bool = True, probes=()) -> tuple[dict, Notes]:
     """Run the whole session on a started-or-not transport; the caller closes it.
     ``client`` sets the clientInfo and the protocol versions offered;
-    ``discover=False`` skips the ``server/discover`` probe."""
+    ``discover=False`` skips the ``server/discover`` probe; ``probes`` (a list
+    of ``probes.Probe``, or ``"auto"``) are called after the lists."""
     client = client or ClientIdentity()
     notes = Notes(offered_protocol=client.protocol_version)
     session = Session(transport, limits, client)
@@ -268,4 +271,11 @@ async def capture(transport, limits: Limits, client: ClientIdentity | None = Non
         if cursor is not None and next_cursor is None:
             next_cursor = cursor
     manifest["nextCursor"] = next_cursor
+    if probes:
+        if probes == AUTO:
+            probes, skipped = auto_probes(manifest.get("tools") or [])
+            notes.probe_notes.extend(skipped)
+        manifest["probes"] = await run_probes(session, probes, manifest.get("tools"), limits.request_timeout_s)
+        notes.probe_notes.extend(f"probe {p['name']}: {p['outcome']}: {p['error']}"
+                                 for p in manifest["probes"] if "error" in p)
     return manifest, notes
