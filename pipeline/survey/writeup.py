@@ -51,7 +51,7 @@ def gather_study(steps, latest) -> dict:
     rows = {name: query(steps, f"study/{name}") for name in (
         "coverage", "failures", "failure_reasons", "steps_by_server", "release_table", "step_breaks",
         "rules", "honesty", "break_examples", "backtest", "notes", "run", "largest_steps",
-        "witness_gaps")}
+        "witness_gaps", "schema_habits")}
     for name in ("to_latest", "to_latest_summary"):
         rows[name] = query(latest, f"study/{name}")
     return rows
@@ -81,7 +81,7 @@ def readme(rows, figures, servers_file) -> str:
     run = rows["run"][0] if rows["run"] else {}
     parts = [_header(run, servers_file), _summary(rows, total, steps), _method(rows, total, servers_file),
              _coverage(rows, total), _per_server(rows, steps), _honesty(rows), _upgrades(rows),
-             _instructive(rows), _rules(rows), _backtest(rows), _figures(figures),
+             _instructive(rows), _rules(rows), _habits(rows), _backtest(rows), _figures(figures),
              _confidence(rows, total, steps), _releases(rows)]
     return "\n\n".join(p.strip("\n") for p in parts) + "\n"
 
@@ -385,6 +385,23 @@ def _rules(rows, top=25) -> str:
              "| Rule | Severity | Changes | Steps | Servers | Witnessed |", "| --- | --- | ---: | ---: | ---: | ---: |"]
     lines += [f"| `{r['rule']}` | {r['severity']} | {r['changes']} | {r['steps']} | {r['servers']} | "
               f"{r['witnessed'] if r['severity'] == 'BREAKING' else ''} |" for r in rows["rules"][:top]]
+    return "\n".join(lines)
+
+
+def _habits(rows) -> str:
+    lines = ["## Schema habits over time", "",
+             "`schema_habits.sql`: the tools of the releases published in each quarter (each release "
+             "once), and the share that declare an `outputSchema`, annotations, a description, and a "
+             "closed input (`additionalProperties: false`).", "",
+             "| Quarter | Servers | Releases | Tools | outputSchema | Annotations | Description | "
+             "Closed input |", "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for r in rows["schema_habits"]:
+        share = lambda n: f"{n} ({_pct(100.0 * n / r['tools'])})"  # noqa: E731
+        lines.append(f"| {r['quarter']} | {r['servers']} | {r['releases']} | {r['tools']} | "
+                     f"{share(r['with_output_schema'])} | {share(r['with_annotations'])} | "
+                     f"{share(r['with_description'])} | {share(r['closed_input'])} |")
+    if not rows["schema_habits"]:
+        lines.append("| (no release with a publish date) | | | | | | | |")
     return "\n".join(lines)
 
 

@@ -313,3 +313,35 @@ def test_one_capture_pass_is_said_and_nothing_is_called_confirmed(study, tmp_pat
     assert total == (None, 1, 0, 0, 6, 6)  # pass A alone: every capture unconfirmed, none disagreeing
     text = (tmp_path / "out" / "README.md").read_text()
     assert "- **One pass.**" in text and "- **Two passes.**" not in text
+
+
+def test_schema_habits_count_each_release_by_its_publish_quarter(tmp_path):
+    """Two releases in 2025-Q1 (one of them captured twice), one in 2025-Q3;
+    the tools' declarations counted by hand."""
+    lake = Lake(str(tmp_path / "lake"))
+    q1, q3 = dt.datetime(2025, 2, 1, tzinfo=dt.timezone.utc), dt.datetime(2025, 8, 1, tzinfo=dt.timezone.utc)
+    closed = {"type": "object", "additionalProperties": False}
+    contracts = {  # version: (tools, publish date)
+        "1.0.0": ([{"name": "a", "inputSchema": {"type": "object"}, "description": "A."},
+                   {"name": "b", "inputSchema": closed, "description": " "}], q1),
+        "1.1.0": ([{"name": "a", "inputSchema": closed, "description": "A.", "annotations": {"readOnlyHint": True}},
+                   {"name": "b", "inputSchema": closed, "outputSchema": {"type": "object"}}], q1),
+        "2.0.0": ([{"name": "a", "inputSchema": closed, "outputSchema": {"type": "object"},
+                    "annotations": {}, "description": "A."}], q3),
+    }
+    rows, attempts = [], []
+    for version, (tools, published) in contracts.items():
+        for captured in (q3, q3 + dt.timedelta(days=1)) if version == "1.0.0" else (q3,):
+            row = capture_row("s", version, json.dumps({"tools": tools}), source="test", captured_at=captured)
+            rows.append(row)
+            attempts.append(attempt_row({"id": "s", "version": version, "ok": True,
+                                         "captured_at": captured.isoformat(), "published_at": published.isoformat(),
+                                         "client": {"name": "c", "version": "1"}}, row["manifest_digest"], "test"))
+    store(lake, rows, attempts)
+    con = lake.connect(engine_version(), policy_hash(Policy()))
+    got = [dict(zip([d[0] for d in con.description], r))
+           for r in con.execute((SQL / "study" / "schema_habits.sql").read_text()).fetchall()]
+    assert [(r["quarter"], r["servers"], r["releases"], r["tools"], r["with_output_schema"], r["with_annotations"],
+             r["with_description"], r["closed_input"]) for r in got] == [
+        ("2025-Q1", 1, 2, 4, 1, 1, 2, 3),
+        ("2025-Q3", 1, 1, 1, 1, 1, 1, 1)]
