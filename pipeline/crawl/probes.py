@@ -8,8 +8,9 @@ the smallest arguments its inputSchema accepts (required properties only).
 Never a tool that is not declared read-only.
 
 Every probe is bounded by the request timeout and the transport's message
-size limit. A probe that fails (an unknown tool, a timeout, a protocol
-error, a server that died) becomes a probe entry with that outcome; the
+size limit. A probe that fails (a timeout, a protocol error, a server that
+died) becomes a probe entry with that outcome, and one whose tool the
+server does not list is ``unavailable`` (compared as no probe at all); the
 capture itself still succeeds.
 """
 
@@ -125,7 +126,7 @@ async def run_probes(session, probes: list[Probe], tools: list | None, timeout: 
     for probe in probes:
         entry = {"name": probe.key, "tool": probe.tool, "arguments": probe.arguments}
         if probe.tool not in names:
-            entry.update(outcome="protocol_error", error=f"no tool named {probe.tool!r} at capture time")
+            entry.update(outcome="unavailable", error=f"no tool named {probe.tool!r} at capture time")
         elif dead is not None:
             entry.update(outcome="protocol_error", error=f"not run: {dead}")
         else:

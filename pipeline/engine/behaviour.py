@@ -3,8 +3,9 @@
 A manifest's top-level ``probes`` list holds one entry per probe call made at
 capture time: ``{name, tool, arguments, outcome, shape, result}``
 (``outcome`` one of result, tool_error, protocol_error, timeout; ``shape`` the
-fingerprint of ``result``, see ``fingerprint.py``). Probes are matched by
-name and compared only when both sides ran them. Responses are compared
+fingerprint of ``result``, see ``fingerprint.py``; ``unavailable`` when the
+server did not list the tool). Probes are matched by name and compared only
+when both sides ran them; an unavailable probe counts as none. Responses are compared
 covariantly, like an output schema: the caller reads them. A shape change is
 reported; a value-only change is not.
 
@@ -15,7 +16,7 @@ a string in the other is a value that varied, not a type that changed.
 from pipeline.engine.change import Change, pointer
 from pipeline.engine.fingerprint import result_shape, types_of
 
-OUTCOMES = ("result", "tool_error", "protocol_error", "timeout")
+OUTCOMES = ("result", "tool_error", "protocol_error", "timeout", "unavailable")
 
 
 def _shape_of(probe: dict) -> dict:
@@ -40,8 +41,8 @@ def _outcome(probe: dict) -> str:
 
 
 def diff_probes(old_list, new_list, new_tools, changes) -> None:
-    old = {p["name"]: p for p in old_list}
-    new = {p["name"]: p for p in new_list}
+    old = {p["name"]: p for p in old_list if p.get("outcome") != "unavailable"}
+    new = {p["name"]: p for p in new_list if p.get("outcome") != "unavailable"}
     for name in sorted(old.keys() - new.keys()):
         probe = old[name]
         changes.append(Change("tool.behaviour.probe.removed", probe.get("tool"), pointer("probes", name),

@@ -37,7 +37,7 @@ def test_misbehaving_probes_leave_a_good_capture_with_their_errors(tmp_path):
     got = by_name(rec.manifest)
     assert got["ok"]["outcome"] == "result"
     assert json.loads(got["ok"]["result"]["content"][0]["text"]) == {"tool": "ok", "arguments": {}}
-    assert got["absent"]["outcome"] == "protocol_error" and "no tool named 'absent'" in got["absent"]["error"]
+    assert got["absent"]["outcome"] == "unavailable" and "no tool named 'absent'" in got["absent"]["error"]
     assert got["hang"]["outcome"] == "timeout"
     assert got["huge"]["outcome"] == "protocol_error" and "result" not in got["huge"]
     assert got["die"]["outcome"] == "protocol_error"
