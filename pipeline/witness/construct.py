@@ -36,6 +36,8 @@ COMBINATORS = ("allOf", "anyOf", "oneOf")
 PROPERTY_RULES = ("property.removed", "property.added", "property.addedRequired",
                   "required.added", "required.removed")
 ANY_VALUES = [v for t in TYPE_ORDER for v in POOL[t]]
+MAX_VALUES = 400  # values tried at one place per base: a 20,000-value enum is not tried whole
+MAX_ENUM = 16     # removed / added enum members proposed
 
 
 class Location:
@@ -142,7 +144,28 @@ def locate(rel, a_root, r_root, suffix) -> Location:
                 ("properties", name)))
         elif suffix == "property.addedRequired":
             loc.attributions = (loc.attribution + ("required",),)
+    # Any other change is attributed to its own keyword: a value the new
+    # schema rejects for its new minimum proves nothing about its narrowed
+    # type. (Inside a combinator branch the place alone is checked.)
+    elif loc.tail and not frozen and isinstance(loc.tail[0], str) and loc.tail[0] in KEYWORDS:
+        loc.attributions = tuple(loc.attribution + (k,) for k in KEYWORDS[loc.tail[0]])
     return loc
+
+
+# Keyword -> the keywords whose errors can show its change (a bound that
+# moved between its inclusive and exclusive forms, an enum written as const).
+_FAMILIES = (("minimum", "exclusiveMinimum"), ("maximum", "exclusiveMaximum"), ("enum", "const"),
+             ("items", "prefixItems", "additionalItems", "unevaluatedItems"),
+             ("additionalProperties", "unevaluatedProperties"),
+             ("if", "then", "else"), ("dependentRequired", "dependencies", "dependentSchemas"))
+KEYWORDS = {k: (k,) for k in (
+    "type", "minLength", "maxLength", "pattern", "format", "multipleOf", "minItems", "maxItems",
+    "uniqueItems", "contains", "minContains", "maxContains", "minProperties", "maxProperties",
+    "required", "propertyNames", "patternProperties", "not", "anyOf", "oneOf", "allOf",
+    "contentMediaType", "contentEncoding")}
+for _family in _FAMILIES:
+    for _k in _family:
+        KEYWORDS[_k] = _family
 
 
 # --- instance surgery -------------------------------------------------------
@@ -293,7 +316,7 @@ def values(loc, current, suffix, depth=0, hints=()):
         r_keys = {canonical(v) for v in r_vals if True} if isinstance(r_vals, list) else set()
         a_vals = _sub(a_node, "enum") if key == "enum" else [_sub(a_node, "const")]
         if isinstance(a_vals, list) and key in (a_node or {}):
-            out += [v for v in a_vals if canonical(v) not in r_keys]
+            out += [v for v in a_vals if canonical(v) not in r_keys][:MAX_ENUM]
         out += examples(a_loc, depth + 1)
         for kind in inst.types_of(a_node):
             out += _typed(a_node, kind)
@@ -410,8 +433,16 @@ def candidates(loc, suffix, base_list, limit, hints=()):
     count = 0
     for base in base_list:
         current = get(base, loc.hops) if loc.hops else base
+        proposals = values(loc, current, suffix, hints=hints)
+        if current is None and loc.hops:
+            # the base has nothing at the place (an empty array, an optional
+            # object left out): start from a whole valid value of the old
+            # holder, so the old side accepts the rest of it
+            full = examples(loc.a_loc, 1, 1)
+            if full:
+                proposals = values(loc, full[0], suffix, hints=hints) + proposals
         local = []
-        for value in dedupe(values(loc, current, suffix, hints=hints)):
+        for value in dedupe(proposals)[:MAX_VALUES]:
             a_ok = quick(loc.a_loc, value) if loc.a_loc is not None else True
             r_ok = quick(loc.r_loc, value) if loc.r_loc is not None else True
             rank = 0 if (a_ok is not False and r_ok is not True) else 1
