@@ -31,6 +31,7 @@ BY_NATURE = {
                       "not which values validate",
 }
 SIDE_KEY = {"input": "inputSchema", "output": "outputSchema"}
+LOOSE_TAIL = 24  # candidates still tried for a clean witness once a loose one is found
 
 
 class _Stats(dict):
@@ -183,7 +184,7 @@ def witness_for(change, old_manifest, new_manifest, renames=None, max_candidates
     if found is not None:
         witness, note = found
         return copy.deepcopy(witness), note
-    witness, note = _work(change, rule, side, suffix, key[0:2], entity, old_raw, new_raw,
+    witness, note = _work(change, rule, side, suffix, key[0:4], entity, old_raw, new_raw,
                           max_candidates, max_constructive, max_shrink, max_size, budget)
     if note is None or "cut short" not in note:
         if len(_MEMO) >= _MEMO_MAX:
@@ -192,13 +193,27 @@ def witness_for(change, old_manifest, new_manifest, renames=None, max_candidates
     return witness, note
 
 
+_NORMALISED = {}  # schema text -> normalised schema (one tool's schema serves several changes)
+
+
+def _normalised(raw, text):
+    if raw is None:
+        return {}
+    found = _NORMALISED.get(text)
+    if found is None:
+        if len(_NORMALISED) >= 512:
+            _NORMALISED.clear()
+        found = _NORMALISED[text] = normalise_schema(raw)[0]
+    return found
+
+
 def _text(schema) -> str:
     return json.dumps(schema, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def _work(change, rule, side, suffix, rule_rel, entity, old_raw, new_raw, max_candidates,
           max_constructive, max_shrink, max_size, budget):
-    rel = rule_rel[1]
+    rel, old_text, new_text = rule_rel[1], rule_rel[2], rule_rel[3]
     key = SIDE_KEY[side]
     from pipeline.witness import construct, search
     from pipeline.witness.instance import longest_string, size
@@ -212,8 +227,9 @@ def _work(change, rule, side, suffix, rule_rel, entity, old_raw, new_raw, max_ca
         a_judge.accepts(None), r_judge.accepts(None)  # compile refs early
     except SchemaUnusable as exc:
         return None, f"no witness: jsonschema-rs cannot evaluate a {key} of tool {entity} ({exc})"
-    a_n = normalise_schema(a_raw)[0] if a_raw is not None else {}
-    r_n = normalise_schema(r_raw)[0] if r_raw is not None else {}
+    a_text, r_text = (old_text, new_text) if side == "input" else (new_text, old_text)
+    a_n = _normalised(a_raw, a_text)
+    r_n = _normalised(r_raw, r_text)
     loc = construct.locate(rel, a_n, r_n, suffix)
     try:
         r_norm_judge = judge(r_n)
@@ -257,21 +273,36 @@ def _work(change, rule, side, suffix, rule_rel, entity, old_raw, new_raw, max_ca
     tried = 0
     found, loose = None, None
     ignored = None
-    base_list = construct.bases(a_n, r_n, _safe(a_judge), _safe(r_judge))
-    for candidate in construct.candidates(loc, suffix, base_list, max_constructive,
-                                           hints=(change.old, change.new)):
-        tried += 1
-        grade = tier(candidate)
-        if grade == 2:
-            found = candidate
+    quick = construct.quick_bases(a_n, r_n, _safe(a_judge), _safe(r_judge))
+    phases = [quick] if quick else []
+    phases.append(None)  # the fuller bases, built only if the quick ones witness nothing
+    shrink_it = suffix not in construct.PROPERTY_RULES  # a property witness on a quick base is minimal
+    for base_list in phases:
+        if base_list is None:
+            shrink_it = True
+            if found is not None or loose is not None or ignored is not None:
+                break
+            base_list = construct.bases(a_n, r_n, _safe(a_judge), _safe(r_judge))
+        after_loose = tried + LOOSE_TAIL
+        for candidate in construct.candidates(loc, suffix, base_list, max_constructive,
+                                               hints=(change.old, change.new)):
+            tried += 1
+            grade = tier(candidate)
+            if grade == 2:
+                found = candidate
+                break
+            if grade == 1 and loose is None:
+                loose = candidate
+                after_loose = tried + LOOSE_TAIL
+            if loose is not None and tried >= after_loose:
+                break  # a clean witness seldom comes late; the loose one stands
+            if ignored is None and suffix == "property.removed" and _present(candidate, loc) \
+                    and _safe(a_judge)(candidate) and _safe(r_judge)(candidate):
+                ignored = candidate
+            if clock():
+                return None, _cut_short(budget, tried, 0)
+        if found is not None:
             break
-        if grade == 1 and loose is None:
-            loose = candidate
-        if ignored is None and suffix == "property.removed" and _present(candidate, loc) \
-                and _safe(a_judge)(candidate) and _safe(r_judge)(candidate):
-            ignored = candidate
-        if clock():
-            return None, _cut_short(budget, tried, 0)
     searched = 0
     if found is None and loose is None and not (
             side == "input" and suffix == "property.removed" and ignored is not None):
@@ -287,6 +318,7 @@ def _work(change, rule, side, suffix, rule_rel, entity, old_raw, new_raw, max_ca
                 return True
             return clock()
 
+        shrink_it = True
         seed = search.seed_for(rule, list(rel), a_n, r_n)  # no tool name: memoised results stay the same
         clean, searched = search.search(lambda v: tier(v) == 2, a_n, r_n, base_list, seed,
                                         max_candidates, search_clock)
@@ -322,7 +354,8 @@ def _work(change, rule, side, suffix, rule_rel, entity, old_raw, new_raw, max_ca
     def oracle(value) -> bool:
         return tier(value) >= need
 
-    found = search.shrink(found, oracle, max_shrink, clock)
+    if shrink_it or need == 1:
+        found = search.shrink(found, oracle, max_shrink, clock)
     return {"kind": kind, "value": _sorted(found),
             "validator": validator_label(a_judge, r_judge)}, None
 

@@ -427,6 +427,22 @@ def bases(a_root, r_root, a_judge, r_judge):
     return dedupe(out)[:4] or [None]
 
 
+def quick_bases(a_root, r_root, a_judge, r_judge):
+    """The cheapest bases: the smallest object both schemas accept (required
+    properties only), else the accepting side's. Most changes are witnessed
+    from these; ``bases`` (fuller instances) is the fallback."""
+    out = []
+    if "object" in inst.types_of(a_root)[:1] or a_root in (None, {}, True):
+        out.append({})
+    both = flatten({"allOf": [a_root if a_root is not None else {}, r_root if r_root is not None else {}]})
+    for node in (both, flatten(a_root)):
+        if isinstance(node, dict) and "object" in inst.types_of(node)[:1]:
+            out += [v for v in inst.objects(node, 0, fuller=False) if a_judge(v)]
+    out = dedupe([v for v in out if a_judge(v)])
+    # valid under both first: only the change can then reject the candidate
+    return ([v for v in out if r_judge(v)] + [v for v in out if not r_judge(v)])[:2]
+
+
 def candidates(loc, suffix, base_list, limit, hints=()):
     """Whole-instance candidates, in a stable order, at most ``limit``."""
     seen = set()

@@ -68,10 +68,17 @@ def longest_string(value, depth=0) -> int:
     return 0
 
 
+def _key(value):
+    # scalars by type and value (cheap); containers by their canonical text
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return (type(value).__name__, value)
+    return (canonical(value), _kind(value))
+
+
 def dedupe(values):
     seen, out = set(), []
     for value in values:
-        key = (canonical(value), _kind(value))
+        key = _key(value)
         if key not in seen:
             seen.add(key)
             out.append(value)
@@ -373,7 +380,7 @@ def governing(node, name):
     return node.get("additionalProperties", {})
 
 
-def objects(node, depth, with_optional=False):
+def objects(node, depth, with_optional=False, fuller=True):
     props = node.get("properties", {}) if isinstance(node.get("properties"), dict) else {}
     required = [n for n in node.get("required", []) if isinstance(n, str)] \
         if isinstance(node.get("required"), list) else []
@@ -407,6 +414,6 @@ def objects(node, depth, with_optional=False):
             continue
         out[name] = found[0]
     results = [out]
-    if not with_optional and props:
+    if not with_optional and props and fuller:
         results += objects(node, depth, with_optional=True)
     return results
