@@ -286,6 +286,8 @@ def _work(change, rule, side, suffix, rule_rel, entity, old_raw, new_raw, max_ca
         after_loose = tried + LOOSE_TAIL
         for candidate in construct.candidates(loc, suffix, base_list, max_constructive,
                                                hints=(change.old, change.new)):
+            if clock():
+                return None, _cut_short(budget, tried, 0)
             tried += 1
             grade = tier(candidate)
             if grade == 2:
@@ -299,8 +301,6 @@ def _work(change, rule, side, suffix, rule_rel, entity, old_raw, new_raw, max_ca
             if ignored is None and suffix == "property.removed" and _present(candidate, loc) \
                     and _safe(a_judge)(candidate) and _safe(r_judge)(candidate):
                 ignored = candidate
-            if clock():
-                return None, _cut_short(budget, tried, 0)
         if found is not None:
             break
     searched = 0
@@ -354,7 +354,7 @@ def _work(change, rule, side, suffix, rule_rel, entity, old_raw, new_raw, max_ca
     def oracle(value) -> bool:
         return tier(value) >= need
 
-    if shrink_it or need == 1:
+    if shrink_it and need == 2:  # a loose witness is kept as built: shrinking adds stray errors
         found = search.shrink(found, oracle, max_shrink, clock)
     return {"kind": kind, "value": _sorted(found),
             "validator": validator_label(a_judge, r_judge)}, None

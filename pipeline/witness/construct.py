@@ -309,7 +309,13 @@ def values(loc, current, suffix, depth=0, hints=()):
             out.append({**without, name: v})
         return out
     if key == "type":
+        # a value of each type the old side takes, first within the new
+        # side's other bounds (so the type alone rejects it: 1.5, not 0.5,
+        # when the new integer must be positive)
+        r_flat = flatten(r_node) if isinstance(r_node, dict) else {}
         for kind in inst.types_of(a_node):
+            if isinstance(r_flat, dict):
+                out += of_type({**r_flat, "type": kind}, kind)
             out += _typed(a_node, kind)
     elif key in ("enum", "const"):
         r_vals = _sub(r_node, "enum", []) if key == "enum" else [_sub(r_node, "const")]
