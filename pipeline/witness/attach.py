@@ -222,12 +222,12 @@ def _work(change, rule, side, suffix, rule_rel, entity, old_raw, new_raw, max_ca
 
     a_raw, r_raw = (old_raw, new_raw) if side == "input" else (new_raw, old_raw)
     kind = "rejected" if side == "input" else "accepted"
+    a_text, r_text = (old_text, new_text) if side == "input" else (new_text, old_text)
     try:
-        a_judge, r_judge = judge(a_raw), judge(r_raw)
+        a_judge, r_judge = judge(a_raw, a_text), judge(r_raw, r_text)
         a_judge.accepts(None), r_judge.accepts(None)  # compile refs early
     except SchemaUnusable as exc:
         return None, f"no witness: jsonschema-rs cannot evaluate a {key} of tool {entity} ({exc})"
-    a_text, r_text = (old_text, new_text) if side == "input" else (new_text, old_text)
     a_n = _normalised(a_raw, a_text)
     r_n = _normalised(r_raw, r_text)
     loc = construct.locate(rel, a_n, r_n, suffix)

@@ -176,24 +176,18 @@ _CACHE = {}
 _BY_ID = {}  # id(schema) -> (schema, Judge or SchemaUnusable): no re-serialising a big schema
 
 
-def judge(schema) -> Judge:
-    """A cached ``Judge`` (keyed by the schema object, then by its canonical
-    text: a 20,000-value enum is serialised once, not once per candidate)."""
-    hit = _BY_ID.get(id(schema))
-    if hit is not None and hit[0] is schema:
-        found = hit[1]
-    else:
-        found = _compiled(schema)
-        if len(_BY_ID) > 2048:
-            _BY_ID.clear()
-        _BY_ID[id(schema)] = (schema, found)  # holding the schema keeps its id unique
+def judge(schema, text=None) -> Judge:
+    """A cached ``Judge``, keyed by the schema's canonical text (given, or
+    computed here)."""
+    found = _compiled(schema, text)
     if isinstance(found, SchemaUnusable):
         raise SchemaUnusable(*found.args)
     return found
 
 
-def _compiled(schema):
-    key = json.dumps(schema, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+def _compiled(schema, key=None):
+    if key is None:
+        key = json.dumps(schema, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     found = _CACHE.get(key)
     if found is None:
         if len(_CACHE) > 512:
@@ -266,9 +260,22 @@ def fancy_patterns(schema, depth=0) -> bool:
 
 def quick(schema, value):
     """Local best-effort check of a (normalised) subschema: True / False, or
-    None when it cannot be evaluated (a cyclic ``$ref`` left by normalisation)."""
+    None when it cannot be evaluated (a cyclic ``$ref`` left by normalisation).
+    Keyed by the schema object first: the witness package's own normalised
+    schemas, never changed once built, are asked about again and again, and
+    a 20,000-value enum is serialised once, not once per candidate."""
+    hit = _BY_ID.get(id(schema))
+    if hit is not None and hit[0] is schema:
+        found = hit[1]
+    else:
+        found = _compiled(schema)
+        if len(_BY_ID) > 2048:
+            _BY_ID.clear()
+        _BY_ID[id(schema)] = (schema, found)  # holding the schema keeps its id unique
+    if isinstance(found, SchemaUnusable):
+        return None
     try:
-        return judge(schema).accepts(value)
+        return found.accepts(value)
     except SchemaUnusable:
         return None
 
