@@ -180,15 +180,17 @@ def examples(schema, depth=0, limit=8):
         if not out:
             for kind in types_of(node):
                 out.extend(of_type(node, kind, depth))
-    return _valid_first(schema, dedupe(out))[:limit]
+    return _valid_first(schema, dedupe(out), limit)[:limit]
 
 
-def _valid_first(schema, values):
+def _valid_first(schema, values, limit=None):
     good, unknown = [], []
     for value in values:
         verdict = quick(schema, value)
         if verdict:
             good.append(value)
+            if limit is not None and len(good) >= limit:
+                break  # enough valid ones: the rest would be cut anyway
         elif verdict is None:
             unknown.append(value)
     return good + unknown
