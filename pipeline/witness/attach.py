@@ -320,7 +320,8 @@ def _work(change, rule, side, suffix, rule_rel, entity, old_raw, new_raw, max_ca
 
         shrink_it = True
         seed = search.seed_for(rule, list(rel), a_n, r_n)  # no tool name: memoised results stay the same
-        clean, searched = search.search(lambda v: tier(v) == 2, a_n, r_n, base_list, seed,
+        starts = base_list if base_list is not None else quick or [None]
+        clean, searched = search.search(lambda v: tier(v) == 2, a_n, r_n, starts, seed,
                                         max_candidates, search_clock)
         budget.searched += time.process_time() - began
         found = clean
