@@ -194,6 +194,19 @@ def witness_for(change, old_manifest, new_manifest, renames=None, max_candidates
 
 
 _NORMALISED = {}  # schema text -> normalised schema (one tool's schema serves several changes)
+_PER_PAIR = {}    # (accepting, rejecting) schema text -> quick bases
+_FANCY = {}       # schema text -> holds a backtracking pattern
+
+
+def _fancy(raw, text):
+    from pipeline.witness.validate import fancy_patterns
+
+    found = _FANCY.get(text)
+    if found is None:
+        if len(_FANCY) >= 512:
+            _FANCY.clear()
+        found = _FANCY[text] = fancy_patterns(raw)
+    return found
 
 
 def _normalised(raw, text):
@@ -217,7 +230,7 @@ def _work(change, rule, side, suffix, rule_rel, entity, old_raw, new_raw, max_ca
     key = SIDE_KEY[side]
     from pipeline.witness import construct, search
     from pipeline.witness.instance import longest_string, size
-    from pipeline.witness.validate import (FANCY_TEXT, SchemaUnusable, fancy_patterns, judge,
+    from pipeline.witness.validate import (FANCY_TEXT, SchemaUnusable, judge, own_judge,
                                            validator_label)
 
     a_raw, r_raw = (old_raw, new_raw) if side == "input" else (new_raw, old_raw)
@@ -232,7 +245,7 @@ def _work(change, rule, side, suffix, rule_rel, entity, old_raw, new_raw, max_ca
     r_n = _normalised(r_raw, r_text)
     loc = construct.locate(rel, a_n, r_n, suffix)
     try:
-        r_norm_judge = judge(r_n)
+        r_norm_judge = own_judge(r_n)
     except SchemaUnusable:
         r_norm_judge = None
     deadline = budget.change_deadline()
@@ -245,7 +258,7 @@ def _work(change, rule, side, suffix, rule_rel, entity, old_raw, new_raw, max_ca
         return False
 
     # backtracking patterns are never run on long texts (jsonschema-rs too)
-    fancy = fancy_patterns(a_raw) or fancy_patterns(r_raw)
+    fancy = _fancy(a_raw, a_text) or _fancy(r_raw, r_text)
 
     def tier(value) -> int:
         """2: the old side accepts, the new side rejects, and every rejection
@@ -273,7 +286,13 @@ def _work(change, rule, side, suffix, rule_rel, entity, old_raw, new_raw, max_ca
     tried = 0
     found, loose = None, None
     ignored = None
-    quick = construct.quick_bases(a_n, r_n, _safe(a_judge), _safe(r_judge))
+    quick = _PER_PAIR.get((a_text, r_text))
+    if quick is None:
+        quick = construct.quick_bases(a_n, r_n, _safe(a_judge), _safe(r_judge))
+        if len(_PER_PAIR) >= 512:
+            _PER_PAIR.clear()
+        _PER_PAIR[(a_text, r_text)] = quick
+    quick = copy.deepcopy(quick)
     phases = [quick] if quick else []
     phases.append(None)  # the fuller bases, built only if the quick ones witness nothing
     shrink_it = suffix not in construct.PROPERTY_RULES  # a property witness on a quick base is minimal

@@ -258,12 +258,11 @@ def fancy_patterns(schema, depth=0) -> bool:
     return False
 
 
-def quick(schema, value):
-    """Local best-effort check of a (normalised) subschema: True / False, or
-    None when it cannot be evaluated (a cyclic ``$ref`` left by normalisation).
-    Keyed by the schema object first: the witness package's own normalised
-    schemas, never changed once built, are asked about again and again, and
-    a 20,000-value enum is serialised once, not once per candidate."""
+def own_judge(schema) -> Judge:
+    """A ``Judge`` for one of the witness package's own schemas (normalised
+    ones, never changed once built), cached by the object: asked about
+    again and again, a 20,000-value enum is serialised once, not once per
+    candidate."""
     hit = _BY_ID.get(id(schema))
     if hit is not None and hit[0] is schema:
         found = hit[1]
@@ -273,9 +272,15 @@ def quick(schema, value):
             _BY_ID.clear()
         _BY_ID[id(schema)] = (schema, found)  # holding the schema keeps its id unique
     if isinstance(found, SchemaUnusable):
-        return None
+        raise SchemaUnusable(*found.args)
+    return found
+
+
+def quick(schema, value):
+    """Local best-effort check of a (normalised) subschema: True / False, or
+    None when it cannot be evaluated (a cyclic ``$ref`` left by normalisation)."""
     try:
-        return found.accepts(value)
+        return own_judge(schema).accepts(value)
     except SchemaUnusable:
         return None
 
