@@ -186,7 +186,8 @@ def place(base, loc, new_value):
     the accepting schema as needed); None if the path cannot be built."""
     if not loc.hops:
         return new_value
-    root = copy.deepcopy(base)
+    # copy only the containers on the path: the rest is shared, never mutated
+    root = copy.copy(base) if isinstance(base, (dict, list)) else base
     container = root
     holder, holder_key = None, None
     for depth, (kind, key) in enumerate(loc.hops):
@@ -219,7 +220,10 @@ def place(base, loc, new_value):
                 container[key] = new_value
                 return root
         holder, holder_key = container, key
-        container = container[key]
+        child = container[key]
+        if isinstance(child, (dict, list)):
+            child = container[key] = copy.copy(child)
+        container = child
     return root
 
 
