@@ -5,9 +5,14 @@ For an input change the witness is an arguments object the old
 an output change, a result the new ``outputSchema`` accepts and the old one
 rejects (``kind: "accepted"``). The value is always a whole arguments /
 result object, confirmed by ``jsonschema-rs`` on the raw schemas, and
-attributable to the change: the rejecting side's errors include one at the
-changed place. Construction first, then a seeded search; the winner is
-shrunk. Severities are never read back from witnesses.
+attributable to the change: the rejecting side's errors include one from the
+changed keyword at the changed place. Construction first, on the smallest
+object both schemas accept, then on fuller bases; a seeded search only as
+the last resort, within the diff's search budget; the winner is shrunk
+unless construction built it minimal. Work is bounded by CPU-time budgets
+(``Budget``) and remembered per (rule, place, old and new schema), so the
+same change in another tool, pair or server costs a lookup. Severities are
+never read back from witnesses.
 """
 
 import copy

@@ -49,14 +49,15 @@ def test_a_catastrophic_pattern_does_not_hang_diff(tmp_path, pattern):
 
 
 def test_a_pattern_with_lookahead_is_bounded_too(tmp_path):
-    old = obj({"s": {"type": "string", "pattern": "^(a+)+$"}})
-    new = obj({"s": {"type": "string", "pattern": "(?=a)(a+)+$"}})
-    done = subprocess.run([str(MCPDELTA), "diff", *_pair(tmp_path, old, new), "--format", "json"],
-                          capture_output=True, text=True, timeout=HANG)
-    assert done.returncode in (0, 1), done.stderr
-    for change in json.loads(done.stdout)["changes"]:
-        assert (change["witness"] is None) != (change["witness_note"] is None) or \
-            change["severity"] != "BREAKING"
+    """A lookahead needs a backtracking engine: such patterns are only ever
+    run on short texts. The diff ends, and its break has a witness or a note."""
+    old = obj({"s": {"type": "string", "pattern": "^(a+)+$", "maxLength": 100_000}})
+    new = obj({"s": {"type": "string", "pattern": "(?=a)(a+)+$", "maxLength": 100_000}})
+    report = _diff(_pair(tmp_path, old, new))
+    breaking = [c for c in report["changes"] if c["severity"] == "BREAKING"]
+    assert breaking
+    for change in breaking:
+        assert (change["witness"] is None) != (change["witness_note"] is None), change
 
 
 def test_a_20000_value_enum_pair_diffs_with_witnesses(tmp_path):
