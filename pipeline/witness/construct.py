@@ -115,8 +115,10 @@ def locate(rel, a_root, r_root, suffix) -> Location:
             r_loc = r_node = _branch(r_node, "prefixItems", index) or _sub(r_node, "items", {})
             step = 2
         elif part in COMBINATORS and i + 1 < len(parts) and isinstance(parts[i + 1], int):
-            # same instance place, one branch deeper in the schema
-            attribution.append(part)
+            # same instance place, one branch deeper in the schema (its
+            # errors come nested under the combinator's, at this branch)
+            if not frozen:
+                attribution += [part, str(parts[i + 1])]
             frozen = True
             a_node = _branch(a_node, part, parts[i + 1])
             r_node = _branch(r_node, part, parts[i + 1])
@@ -211,8 +213,16 @@ def place(base, loc, new_value):
                 container[key] = found[0] if found else {}
         else:
             item_schema = loc.a_schemas[depth]
+            array = flatten(loc.a_schemas[depth - 1] if depth else loc.root)
+            array = array if isinstance(array, dict) else {}
+            prefix = array.get("prefixItems")
+            prefix = prefix if isinstance(prefix, list) else []
             while len(container) <= key:
-                found = examples(item_schema, 1, 1)
+                # earlier elements follow their own prefixItems schema
+                index = len(container)
+                schema = item_schema if index == key else (
+                    prefix[index] if index < len(prefix) else array.get("items", {}))
+                found = examples(schema, 1, 1)
                 if not found:
                     return None
                 container.append(found[0])
