@@ -7,8 +7,13 @@ each): the engine's diff time and load+diff time, each as a ratio to a plain
 ``json.loads`` of the same two files; then the whole-process wall time of
 ``mcpdelta diff`` on the 20-tool pair against ``python -c pass`` and, with
 ``--peers``, against the peer CLI ``mcp-compat`` 0.1.0 (installed into
-``bench/.peers`` on first use). Machines are noisy: read the ratios, which
-compare timings taken in the same run.
+``bench/.peers`` on first use). Then the same for a real pair, the committed
+captures of ``@playwright/mcp`` 0.0.60 and 0.0.83 (22 -> 25 tools, 21
+BREAKING changes, most of them the rename of ``ref`` to ``target`` in eleven
+tools), with every BREAKING change's witness outcome; there the commands
+are timed interleaved (one run of each per round), so a busy moment of the
+machine falls on all of them alike. Machines are noisy: read the ratios,
+which compare timings taken in the same run.
 """
 
 import argparse
@@ -127,6 +132,55 @@ def _peer(install: bool):
     return exe if exe.exists() else None
 
 
+PLAYWRIGHT = ROOT / "data" / "survey" / "captures" / "playwright-mcp"
+
+
+def _interleaved(cmds: dict, repeat: int) -> dict:
+    """Median wall time of each command, one run of each per round."""
+    times = {name: [] for name in cmds}
+    for cmd in cmds.values():  # warm the page cache
+        subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    for _ in range(repeat):
+        for name, cmd in cmds.items():
+            start = time.perf_counter()
+            subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+            times[name].append(time.perf_counter() - start)
+    return {name: statistics.median(t) for name, t in times.items()}
+
+
+def real_pair(folder: pathlib.Path, script, peer, repeat: int) -> None:
+    old, new = PLAYWRIGHT / "0.0.60.json", PLAYWRIGHT / "0.0.83.json"
+    report = json.loads(subprocess.run([str(script), "diff", str(old), str(new), "--format", "json"],
+                                       capture_output=True, text=True).stdout)
+    breaking = [c for c in report["changes"] if c["severity"] == "BREAKING"]
+    outcome = {}
+    for change in breaking:
+        note = change.get("witness_note") or ""
+        key = ("witnessed" if change.get("witness") else
+               "accepted but ignored" if note.startswith("accepted but ignored") else
+               "none by nature" if note.startswith(("none by nature", "not a schema change")) else
+               "not found")
+        outcome[key] = outcome.get(key, 0) + 1
+    print(f"\nreal pair: @playwright/mcp 0.0.60 -> 0.0.83, {len(breaking)} BREAKING: "
+          + ", ".join(f"{n} {k}" for k, n in sorted(outcome.items())))
+    cmds = {"python -c pass": [sys.executable, "-c", "pass"],
+            "mcpdelta diff --format json": [str(script), "diff", str(old), str(new), "--format", "json"],
+            "mcpdelta diff --format json --witness never": [
+                str(script), "diff", str(old), str(new), "--format", "json", "--witness", "never"]}
+    if peer is not None:
+        ta, tb = folder / "pw-old-tools.json", folder / "pw-new-tools.json"
+        ta.write_text(json.dumps(json.loads(old.read_text())["tools"]))
+        tb.write_text(json.dumps(json.loads(new.read_text())["tools"]))
+        cmds["mcp-compat 0.1.0"] = [str(peer), str(ta), str(tb)]
+    times = _interleaved(cmds, repeat)
+    print(f"whole process, interleaved (median of {repeat}, bytecode compiled)")
+    for name, seconds in times.items():
+        print(f"  {name:<46} {seconds * 1e3:7.1f} ms")
+    if peer is not None:
+        print(f"  mcpdelta diff (witnesses on) / mcp-compat = "
+              f"{times['mcpdelta diff --format json'] / times['mcp-compat 0.1.0']:.2f}")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=30)
@@ -163,6 +217,7 @@ def main(argv=None) -> int:
             theirs = _wall([str(peer), str(ta), str(tb)], repeat)
             print(f"  mcp-compat 0.1.0                {theirs * 1e3:7.1f} ms  (exit {check.returncode}); "
                   f"mcpdelta / mcp-compat = {ours / theirs:.2f}")
+        real_pair(folder, script, peer, max(9, args.repeat // 3))
     return 0
 
 

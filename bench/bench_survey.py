@@ -14,6 +14,16 @@ then reports, in one run:
   both cores), as pairs per second;
 - a second, fully cached run;
 - peak memory (max RSS of this process and its workers).
+
+    .venv/bin/python bench/bench_survey.py --realistic --servers 200 --versions 51
+
+grows the histories from the real captures in ``data/`` instead: each
+server starts from a real capture, and each release edits one to three of
+its tools the way real servers do (a description reworded, an optional or a
+required property added, a property removed, an enum widened, a tool added
+from another real server, a tool removed; one release in eight changes
+nothing). The diff stage is then timed with witnesses on (the default) and
+off (``--witness never``), each on its own copy of the lake.
 """
 
 import argparse
@@ -22,6 +32,7 @@ import json
 import pathlib
 import random
 import resource
+import shutil
 import sys
 import tempfile
 import time
@@ -98,6 +109,77 @@ def server_history(seed, versions):
     return out
 
 
+DATA = ROOT / "data"
+
+
+def real_manifests():
+    """Every parseable real capture with tools, in a stable order."""
+    out = []
+    for path in sorted(DATA.glob("**/*.json")):
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+        except (ValueError, UnicodeDecodeError):
+            continue
+        if isinstance(doc, dict) and isinstance(doc.get("tools"), list) and doc["tools"] \
+                and all(isinstance(t, dict) and "name" in t for t in doc["tools"]):
+            out.append(doc)
+    return out
+
+
+def _real_edit(rnd, manifest, pool):
+    tools = manifest["tools"]
+    kind = rnd.choice(["describe", "describe", "add_optional", "add_required", "remove_prop",
+                       "enum", "add_tool", "remove_tool"])
+    if kind == "add_tool" or not tools:
+        tool = copy.deepcopy(rnd.choice(pool))
+        tool["name"] = f"{tool['name']}_{rnd.randint(0, 9999)}"
+        tools.append(tool)
+        return
+    tool = rnd.choice(tools)
+    schema = tool.get("inputSchema")
+    props = schema.get("properties") if isinstance(schema, dict) else None
+    if kind == "remove_tool" and len(tools) > 1:
+        tools.remove(tool)
+    elif kind in ("add_optional", "add_required") and isinstance(props, dict):
+        donor = rnd.choice(pool).get("inputSchema") or {}
+        donor_props = donor.get("properties") if isinstance(donor, dict) else None
+        name, prop = (rnd.choice(sorted(donor_props.items())) if isinstance(donor_props, dict)
+                      and donor_props else ("extra", {"type": "string"}))
+        name = f"{name}_{rnd.randint(0, 999)}"
+        props[name] = copy.deepcopy(prop)
+        if kind == "add_required":
+            schema["required"] = sorted(set(schema.get("required") or []) | {name})
+    elif kind == "remove_prop" and isinstance(props, dict) and props:
+        gone = rnd.choice(sorted(props))
+        props.pop(gone)
+        if isinstance(schema.get("required"), list):
+            schema["required"] = [r for r in schema["required"] if r != gone]
+    elif kind == "enum" and isinstance(props, dict):
+        enums = [p for _, p in sorted(props.items()) if isinstance(p, dict) and isinstance(p.get("enum"), list)]
+        if enums:
+            enums[0]["enum"].append(f"v{len(enums[0]['enum'])}")
+        else:
+            kind = "describe"
+    if kind == "describe" or (kind == "remove_tool" and len(tools) <= 1):
+        words = str(tool.get("description") or "").split()
+        rnd.shuffle(words)
+        tool["description"] = " ".join(words[: max(3, len(words) - 1)]) + f" (rev {rnd.randint(0, 999)})."
+
+
+def real_history(seed, versions, bases, pool):
+    """(version, manifest JSON text) for one server grown from a real capture."""
+    rnd = random.Random(seed)
+    manifest = copy.deepcopy(bases[rnd.randrange(len(bases))])
+    manifest.pop("nextCursor", None)
+    out = []
+    for v in range(versions):
+        if v and rnd.random() > 0.125:
+            for _ in range(rnd.randint(1, 3)):
+                _real_edit(rnd, manifest, pool)
+        out.append((f"1.{v}.0", json.dumps(manifest)))
+    return out
+
+
 def floor(histories) -> tuple:
     """Parse each manifest and compare tools by equality with the previous one."""
     start = time.perf_counter()
@@ -119,52 +201,82 @@ def peak_rss_mib() -> float:
     return max(own, children) / 1024
 
 
+def _timed_stage(lake, policy, workers):
+    start = time.perf_counter()
+    stats = run_diff_stage(lake, policy, workers=workers)
+    return stats, time.perf_counter() - start
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--servers", type=int, default=100)
     parser.add_argument("--versions", type=int, default=100)
     parser.add_argument("--workers", type=int)
+    parser.add_argument("--realistic", action="store_true",
+                        help="grow the histories from the real captures in data/")
     parser.add_argument("--lake", help="keep the lake here (default: a temporary folder)")
     args = parser.parse_args(argv)
+    if args.realistic:
+        bases = real_manifests()
+        pool = [t for m in bases for t in m["tools"]]
+
+        def history(s):
+            return real_history(s, args.versions, bases, pool)
+    else:
+        def history(s):
+            return server_history(s, args.versions)
 
     with tempfile.TemporaryDirectory() as tmp:
-        lake = Lake(args.lake or f"{tmp}/lake")
+        root = args.lake or f"{tmp}/lake"
+        lake = Lake(root)
         t = time.perf_counter()
         ingest_s, size, floor_pairs, floor_s = 0.0, 0, 0, 0.0
         for first in range(0, args.servers, 50):  # bounded memory: 50 servers at a time
-            chunk = [server_history(s, args.versions) for s in range(first, min(first + 50, args.servers))]
+            chunk = [history(s) for s in range(first, min(first + 50, args.servers))]
             p, f = floor(chunk)
             floor_pairs, floor_s = floor_pairs + p, floor_s + f
             size += sum(len(text) for h in chunk for _, text in h)
             rows = [capture_row(f"server-{first + i}", version, text, source="bench",
                                 captured_at="2026-01-01T00:00:00Z")
-                    for i, history in enumerate(chunk) for version, text in history]
+                    for i, history_ in enumerate(chunk) for version, text in history_]
             start = time.perf_counter()
             store(lake, rows)
             ingest_s += time.perf_counter() - start
         generate_s = time.perf_counter() - t - ingest_s - floor_s
         captures = args.servers * args.versions
+        if args.realistic:
+            shutil.copytree(root, f"{tmp}/lake-never")
+            off_lake = Lake(f"{tmp}/lake-never")
+            on, on_s = _timed_stage(lake, Policy(), args.workers)
+            off, off_s = _timed_stage(off_lake, Policy(witness="never"), args.workers)
+            runs = [("witnesses on", on, on_s), ("witnesses off", off, off_s)]
+            cached, cached_s = _timed_stage(lake, Policy(), args.workers)
+        else:
+            policy = Policy(witness="never")  # the engine alone: witnesses are measured by bench_diff
+            stats, diff_s = _timed_stage(lake, policy, args.workers)
+            runs = [("", stats, diff_s)]
+            cached, cached_s = _timed_stage(lake, policy, args.workers)
+        con = lake.connect()
+        changes = con.execute("SELECT count(*) FROM changes").fetchall()[0][0]
+        moved = con.execute("SELECT count(*) FROM pairs WHERE changes > 0").fetchall()[0][0]
+        witnessed = con.execute("SELECT sum(breaking), sum(witnessed) FROM pairs").fetchall()[0]
 
-        start = time.perf_counter()
-        policy = Policy(witness="never")  # the engine alone: witnesses are measured by bench_diff
-        stats = run_diff_stage(lake, policy, workers=args.workers)
-        diff_s = time.perf_counter() - start
-        start = time.perf_counter()
-        cached = run_diff_stage(lake, policy, workers=args.workers)
-        cached_s = time.perf_counter() - start
-        changes = lake.connect().execute("SELECT count(*) FROM changes").fetchall()[0][0]
-
-    pairs = stats["pairs"]
-    print(f"synthetic lake: {args.servers} servers x {args.versions} versions = {captures} captures, "
-          f"{size / captures / 1024:.1f} KB each on average (generated in {generate_s:.1f} s)")
+    pairs = runs[0][1]["pairs"]
+    kind = "realistic (grown from data/ captures)" if args.realistic else "synthetic"
+    print(f"{kind} lake: {args.servers} servers x {args.versions} versions = {captures} captures, "
+          f"{size / captures / 1024:.1f} KB each on average (generated in {generate_s:.1f} s); "
+          f"{moved} of {pairs} pairs with changes, {changes} changes")
     print(f"floor (parse + tool equality, 1 core): {floor_pairs} pairs in {floor_s:.2f} s = "
           f"{floor_pairs / floor_s:,.0f} pairs/s")
     print(f"ingest (digests + Parquet): {captures} captures in {ingest_s:.2f} s = "
           f"{captures / ingest_s:,.0f} captures/s")
-    print(f"diff stage: {stats['pairs_diffed']} of {pairs} pairs diffed in {diff_s:.2f} s = "
-          f"{stats['pairs_diffed'] / diff_s:,.0f} pairs/s ({changes} changes); "
-          f"floor / diff = {(floor_pairs / floor_s) / (stats['pairs_diffed'] / diff_s):.1f}x")
-    print(f"ingest + diff: {pairs / (ingest_s + diff_s):,.0f} pairs/s")
+    for label, stats, seconds in runs:
+        print(f"diff stage{' ' + label if label else ''}: {stats['pairs_diffed']} of {pairs} pairs "
+              f"diffed in {seconds:.2f} s = {stats['pairs_diffed'] / seconds:,.0f} pairs/s; "
+              f"floor / diff = {(floor_pairs / floor_s) / (stats['pairs_diffed'] / seconds):.1f}x")
+    if args.realistic:
+        print(f"BREAKING changes witnessed (witnesses on): {witnessed[1]} of {witnessed[0]}")
+    print(f"ingest + diff: {pairs / (ingest_s + runs[0][2]):,.0f} pairs/s")
     print(f"cached re-run: {cached['pairs_cached']} cached, {cached['pairs_diffed']} diffed, "
           f"{cached_s:.2f} s")
     print(f"peak memory (max RSS, this process or a worker): {peak_rss_mib():,.0f} MiB")

@@ -115,6 +115,40 @@ class _Contracts:
         return manifests
 
 
+PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent(parent_pid):
+    """Pool worker initializer: end this worker when the survey that started
+    it dies, however it dies (SIGKILL included), so no orphan goes on
+    diffing and writing batches a re-run will diff again. Linux: the kernel
+    sends SIGKILL on the parent's death (prctl PR_SET_PDEATHSIG); elsewhere,
+    and for a parent already gone, a watchdog thread polls the parent pid."""
+    import signal
+    import sys
+    import threading
+
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):  # pragma: no cover - no prctl: the watchdog alone
+            pass
+    if os.getppid() != parent_pid:  # died before prctl took effect
+        os._exit(1)
+
+    def watch():
+        import time
+
+        while os.getppid() == parent_pid:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="parent-watchdog", daemon=True).start()
+
+
 def diff_batch(lake_root, pairs, policy, engine, policy_id, batch_id) -> dict:
     """Worker: diff each pair of a batch, then write the changes and the
     ledger; return counts.
@@ -264,7 +298,9 @@ def run_diff_stage(lake, policy, mode="consecutive", since=None, workers=None,
         return stats
     # spawn, not fork: the parent holds DuckDB's threads
     context = multiprocessing.get_context("spawn")
-    with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
+    with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context,
+                                                initializer=die_with_parent,
+                                                initargs=(os.getpid(),)) as pool:
         futures = [pool.submit(diff_batch, lake.root, batch, policy, engine, policy_id, new_batch_id())
                    for batch in batches]
         for future in concurrent.futures.as_completed(futures):

@@ -14,19 +14,21 @@ DEFAULTS = {
     "max_constructive": 300,
     "max_shrink": 300,
     "max_size": 10_000,
-    "time_budget_s": None,
+    "time_budget_s": 0.5,     # CPU seconds for one change
+    "diff_budget_s": 2.0,     # CPU seconds for all of one diff's witnesses
+    "search_budget_s": 0.02,  # CPU seconds of random search in one diff (the last resort)
     "include_suppressed": False,
 }
 
 
-def attach_witnesses(result, min_severity="BREAKING", max_candidates=200, max_constructive=300,
-                     max_shrink=300, max_size=10_000, time_budget_s=None, include_suppressed=False):
-    """See ``pipeline.witness.attach.attach_witnesses``."""
+def attach_witnesses(result, **options):
+    """See ``pipeline.witness.attach.attach_witnesses`` (options as ``DEFAULTS``)."""
     from pipeline.witness.attach import attach_witnesses as run
 
-    return run(result, min_severity=min_severity, max_candidates=max_candidates,
-               max_constructive=max_constructive, max_shrink=max_shrink, max_size=max_size,
-               time_budget_s=time_budget_s, include_suppressed=include_suppressed)
+    unknown = set(options) - set(DEFAULTS)
+    if unknown:
+        raise TypeError(f"attach_witnesses() got unexpected options {sorted(unknown)}")
+    return run(result, **{**DEFAULTS, **options})
 
 
 def witness_for(change, old_manifest, new_manifest, **options):

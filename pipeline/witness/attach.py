@@ -5,12 +5,18 @@ For an input change the witness is an arguments object the old
 an output change, a result the new ``outputSchema`` accepts and the old one
 rejects (``kind: "accepted"``). The value is always a whole arguments /
 result object, confirmed by ``jsonschema-rs`` on the raw schemas, and
-attributable to the change: the rejecting side's errors include one at the
-changed place. Construction first, then a seeded search; the winner is
-shrunk. Severities are never read back from witnesses.
+attributable to the change: the rejecting side's errors include one from the
+changed keyword at the changed place. Construction first, on the smallest
+object both schemas accept, then on fuller bases; a seeded search only as
+the last resort, within the diff's search budget; the winner is shrunk
+unless construction built it minimal. Work is bounded by CPU-time budgets
+(``Budget``) and remembered per (rule, place, old and new schema), so the
+same change in another tool, pair or server costs a lookup. Severities are
+never read back from witnesses.
 """
 
 import copy
+import json
 import time
 
 from pipeline.engine.catalog import RANK, RULES
@@ -30,6 +36,7 @@ BY_NATURE = {
                       "not which values validate",
 }
 SIDE_KEY = {"input": "inputSchema", "output": "outputSchema"}
+LOOSE_TAIL = 24  # candidates still tried for a clean witness once a loose one is found
 
 
 class _Stats(dict):
@@ -37,28 +44,63 @@ class _Stats(dict):
         self[key] = self.get(key, 0) + 1
 
 
+class Budget:
+    """CPU-time budgets for one diff's witness work: per change, per diff,
+    and for the search (the last resort) across the diff. CPU time, not wall
+    time, so a loaded machine does not change which witnesses are found; no
+    single step between two checks is unbounded (linear-time regexes, sizes
+    capped), so no budget can be overrun by more than one candidate."""
+
+    def __init__(self, change_s=None, diff_s=None, search_s=None):
+        self.change_s, self.diff_s, self.search_s = change_s, diff_s, search_s
+        self.started = time.process_time()
+        self.searched = 0.0
+
+    def diff_spent(self) -> bool:
+        return self.diff_s is not None and time.process_time() - self.started > self.diff_s
+
+    def change_deadline(self):
+        now = time.process_time()
+        limits = [now + self.change_s] if self.change_s is not None else []
+        if self.diff_s is not None:
+            limits.append(self.started + self.diff_s)
+        return min(limits) if limits else None
+
+    def search_left(self):
+        return None if self.search_s is None else self.search_s - self.searched
+
+
 def attach_witnesses(result, min_severity="BREAKING", max_candidates=200, max_constructive=300,
-                     max_shrink=300, max_size=10_000, time_budget_s=None,
-                     include_suppressed=False) -> dict:
+                     max_shrink=300, max_size=10_000, time_budget_s=0.5, include_suppressed=False,
+                     diff_budget_s=2.0, search_budget_s=0.02) -> dict:
     """Set ``witness`` / ``witness_note`` on every change of ``result`` at or
     above ``min_severity`` (effective severity). Changes below it, and
     suppressed ones unless ``include_suppressed``, are left untouched (both
-    None: not attempted). Returns counts: witnessed, accepted_but_ignored,
-    none_by_nature, not_found, skipped, and the seconds spent."""
+    None: not attempted). ``time_budget_s`` bounds one change,
+    ``diff_budget_s`` the whole diff and ``search_budget_s`` the random
+    search across it (CPU seconds; None: unbounded). Returns counts:
+    witnessed, accepted_but_ignored, none_by_nature, not_found, cut_short,
+    skipped, and the seconds spent."""
     if min_severity not in RANK:
         raise ValueError(f"unknown severity {min_severity!r}")
     started = time.perf_counter()
-    stats = _Stats(witnessed=0, accepted_but_ignored=0, none_by_nature=0, not_found=0, skipped=0)
+    budget = Budget(time_budget_s, diff_budget_s, search_budget_s)
+    stats = _Stats(witnessed=0, accepted_but_ignored=0, none_by_nature=0, not_found=0,
+                   cut_short=0, skipped=0)
     renames = {c.new: c.old for c in result.changes if c.rule == "tool.renamed"}
     for change in result.changes:
         if RANK.get(change.severity, 0) < RANK[min_severity] or (
                 change.suppressed and not include_suppressed):
             stats.bump("skipped")
             continue
-        witness, note = witness_for(change, result.old, result.new, renames=renames,
-                                    max_candidates=max_candidates,
-                                    max_constructive=max_constructive, max_shrink=max_shrink,
-                                    max_size=max_size, time_budget_s=time_budget_s)
+        if budget.diff_spent():
+            witness, note = None, (f"no witness: cut short, the diff's witness time budget of "
+                                   f"{diff_budget_s}s was spent before this change")
+        else:
+            witness, note = witness_for(change, result.old, result.new, renames=renames,
+                                        max_candidates=max_candidates,
+                                        max_constructive=max_constructive, max_shrink=max_shrink,
+                                        max_size=max_size, budget=budget)
         change.witness, change.witness_note = witness, note
         if witness is not None:
             stats.bump("witnessed")
@@ -66,6 +108,8 @@ def attach_witnesses(result, min_severity="BREAKING", max_candidates=200, max_co
             stats.bump("accepted_but_ignored")
         elif note.startswith("none by nature") or note.startswith("not a schema change"):
             stats.bump("none_by_nature")
+        elif "cut short" in note:
+            stats.bump("cut_short")
         else:
             stats.bump("not_found")
     stats["seconds"] = round(time.perf_counter() - started, 6)
@@ -98,9 +142,20 @@ def relative_parts(path: str, base: str):
     return tuple(parts)
 
 
+# (rule, schema path below the tool's schema, old and new schema text) ->
+# (witness, note): the same change met again (another tool, pair or server
+# with the same schemas) is not worked out twice. Bounded; cut-short
+# results are never kept.
+_MEMO = {}
+_MEMO_MAX = 4096
+
+
 def witness_for(change, old_manifest, new_manifest, renames=None, max_candidates=200,
-                max_constructive=300, max_shrink=300, max_size=10_000, time_budget_s=None):
+                max_constructive=300, max_shrink=300, max_size=10_000, time_budget_s=0.5,
+                budget=None):
     """(witness dict or None, note or None) for one change."""
+    if budget is None:
+        budget = Budget(time_budget_s, None, None)
     rule = change.rule
     if not (rule.startswith("tool.input.") or rule.startswith("tool.output.")):
         return None, ("not a schema change: validation witnesses exist only for "
@@ -128,34 +183,95 @@ def witness_for(change, old_manifest, new_manifest, renames=None, max_candidates
     if side == "output" and old_raw is None:
         return None, ("none by nature: without an outputSchema the old tool promised nothing "
                       "a result could violate")
+    key = (rule, rel, _text(old_raw), _text(new_raw), max_candidates, max_constructive,
+           max_shrink, max_size)
+    found = _MEMO.get(key)
+    if found is not None:
+        witness, note = found
+        return copy.deepcopy(witness), note
+    witness, note = _work(change, rule, side, suffix, key[0:4], entity, old_raw, new_raw,
+                          max_candidates, max_constructive, max_shrink, max_size, budget)
+    if note is None or "cut short" not in note:
+        if len(_MEMO) >= _MEMO_MAX:
+            _MEMO.clear()
+        _MEMO[key] = (copy.deepcopy(witness), note)
+    return witness, note
+
+
+_NORMALISED = {}  # schema text -> normalised schema (one tool's schema serves several changes)
+_PER_PAIR = {}    # (accepting, rejecting) schema text -> quick bases
+_FANCY = {}       # schema text -> holds a backtracking pattern
+
+
+def _fancy(raw, text):
+    from pipeline.witness.validate import fancy_patterns
+
+    found = _FANCY.get(text)
+    if found is None:
+        if len(_FANCY) >= 512:
+            _FANCY.clear()
+        found = _FANCY[text] = fancy_patterns(raw)
+    return found
+
+
+def _normalised(raw, text):
+    if raw is None:
+        return {}
+    found = _NORMALISED.get(text)
+    if found is None:
+        if len(_NORMALISED) >= 512:
+            _NORMALISED.clear()
+        found = _NORMALISED[text] = normalise_schema(raw)[0]
+    return found
+
+
+def _text(schema) -> str:
+    return json.dumps(schema, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def _work(change, rule, side, suffix, rule_rel, entity, old_raw, new_raw, max_candidates,
+          max_constructive, max_shrink, max_size, budget):
+    rel, old_text, new_text = rule_rel[1], rule_rel[2], rule_rel[3]
+    key = SIDE_KEY[side]
     from pipeline.witness import construct, search
-    from pipeline.witness.instance import size
-    from pipeline.witness.validate import SchemaUnusable, judge, validator_label
+    from pipeline.witness.instance import longest_string, size
+    from pipeline.witness.validate import (FANCY_TEXT, SchemaUnusable, judge, own_judge,
+                                           validator_label)
 
     a_raw, r_raw = (old_raw, new_raw) if side == "input" else (new_raw, old_raw)
     kind = "rejected" if side == "input" else "accepted"
+    a_text, r_text = (old_text, new_text) if side == "input" else (new_text, old_text)
     try:
-        a_judge, r_judge = judge(a_raw), judge(r_raw)
+        a_judge, r_judge = judge(a_raw, a_text), judge(r_raw, r_text)
         a_judge.accepts(None), r_judge.accepts(None)  # compile refs early
     except SchemaUnusable as exc:
         return None, f"no witness: jsonschema-rs cannot evaluate a {key} of tool {entity} ({exc})"
-    a_n = normalise_schema(a_raw)[0] if a_raw is not None else {}
-    r_n = normalise_schema(r_raw)[0] if r_raw is not None else {}
+    a_n = _normalised(a_raw, a_text)
+    r_n = _normalised(r_raw, r_text)
     loc = construct.locate(rel, a_n, r_n, suffix)
     try:
-        r_norm_judge = judge(r_n)
+        r_norm_judge = own_judge(r_n)
     except SchemaUnusable:
         r_norm_judge = None
-    deadline = None if time_budget_s is None else time.perf_counter() + time_budget_s
+    deadline = budget.change_deadline()
+    spent = []  # which budget stopped the work
 
     def clock():
-        return deadline is not None and time.perf_counter() > deadline
+        if deadline is not None and time.process_time() > deadline:
+            spent.append(True)
+            return True
+        return False
+
+    # backtracking patterns are never run on long texts (jsonschema-rs too)
+    fancy = _fancy(a_raw, a_text) or _fancy(r_raw, r_text)
 
     def tier(value) -> int:
         """2: the old side accepts, the new side rejects, and every rejection
-        is at the changed place (clean); 1: one of them is (loose); 0: no."""
+        comes from the changed keyword at the changed place (clean); 1: one
+        of them does (loose); 0: no."""
         try:
-            if size(value) > max_size or not a_judge.accepts(value) or r_judge.accepts(value):
+            if size(value) > max_size or (fancy and longest_string(value) > FANCY_TEXT) \
+                    or not a_judge.accepts(value) or r_judge.accepts(value):
                 return 0
         except (SchemaUnusable, ValueError, TypeError, RecursionError):
             return 0
@@ -175,27 +291,66 @@ def witness_for(change, old_manifest, new_manifest, renames=None, max_candidates
     tried = 0
     found, loose = None, None
     ignored = None
-    base_list = construct.bases(a_n, r_n, _safe(a_judge), _safe(r_judge))
-    for candidate in construct.candidates(loc, suffix, base_list, max_constructive,
-                                           hints=(change.old, change.new)):
-        tried += 1
-        grade = tier(candidate)
-        if grade == 2:
-            found = candidate
+    quick = _PER_PAIR.get((a_text, r_text))
+    if quick is None:
+        quick = construct.quick_bases(a_n, r_n, _safe(a_judge), _safe(r_judge))
+        if len(_PER_PAIR) >= 512:
+            _PER_PAIR.clear()
+        _PER_PAIR[(a_text, r_text)] = quick
+    quick = copy.deepcopy(quick)
+    phases = [quick] if quick else []
+    phases.append(None)  # the fuller bases, built only if the quick ones witness nothing
+    shrink_it = suffix not in construct.PROPERTY_RULES  # a property witness on a quick base is minimal
+    for base_list in phases:
+        if base_list is None:
+            shrink_it = True
+            if found is not None or loose is not None or ignored is not None:
+                break
+            base_list = construct.bases(a_n, r_n, _safe(a_judge), _safe(r_judge))
+        after_loose = tried + LOOSE_TAIL
+        for candidate in construct.candidates(loc, suffix, base_list, max_constructive,
+                                               hints=(change.old, change.new)):
+            if clock():
+                return None, _cut_short(budget, tried, 0)
+            tried += 1
+            grade = tier(candidate)
+            if grade == 2:
+                found = candidate
+                break
+            if grade == 1 and loose is None:
+                loose = candidate
+                after_loose = tried + LOOSE_TAIL
+            if loose is not None and tried >= after_loose:
+                break  # a clean witness seldom comes late; the loose one stands
+            if ignored is None and suffix == "property.removed" and _present(candidate, loc) \
+                    and _safe(a_judge)(candidate) and _safe(r_judge)(candidate):
+                ignored = candidate
+        if found is not None:
             break
-        if grade == 1 and loose is None:
-            loose = candidate
-        if ignored is None and suffix == "property.removed" and _present(candidate, loc) \
-                and _safe(a_judge)(candidate) and _safe(r_judge)(candidate):
-            ignored = candidate
-        if clock():
-            return None, f"no witness: time budget of {time_budget_s}s spent ({tried} candidates)"
     searched = 0
-    if found is None and not (side == "input" and suffix == "property.removed" and ignored is not None):
-        seed = search.seed_for(rule, change.path, a_n, r_n)
-        clean, searched = search.search(lambda v: tier(v) == 2, a_n, r_n, base_list, seed,
-                                        max_candidates, clock)
+    if found is None and loose is None and not (
+            side == "input" and suffix == "property.removed" and ignored is not None):
+        left = budget.search_left()
+        if left is not None and left <= 0:
+            return None, _cut_short(budget, tried, 0, search=True)
+        began = time.process_time()
+        stop = None if left is None else began + left
+
+        def search_clock():
+            if stop is not None and time.process_time() > stop:
+                spent.append("search")
+                return True
+            return clock()
+
+        shrink_it = True
+        seed = search.seed_for(rule, list(rel), a_n, r_n)  # no tool name: memoised results stay the same
+        starts = base_list if base_list is not None else quick or [None]
+        clean, searched = search.search(lambda v: tier(v) == 2, a_n, r_n, starts, seed,
+                                        max_candidates, search_clock)
+        budget.searched += time.process_time() - began
         found = clean
+        if found is None and spent:
+            return None, _cut_short(budget, tried, searched, search="search" in spent)
     need = 2
     if found is None and loose is not None:
         found, need = loose, 1
@@ -224,9 +379,21 @@ def witness_for(change, old_manifest, new_manifest, renames=None, max_candidates
     def oracle(value) -> bool:
         return tier(value) >= need
 
-    found = search.shrink(found, oracle, max_shrink, clock)
+    if shrink_it and need == 2:  # a loose witness is kept as built: shrinking adds stray errors
+        found = search.shrink(found, oracle, max_shrink, clock)
     return {"kind": kind, "value": _sorted(found),
             "validator": validator_label(a_judge, r_judge)}, None
+
+
+def _cut_short(budget, tried, searched, search=False) -> str:
+    if search:
+        what = f"the diff's search budget of {budget.search_s}s"
+    elif budget.diff_spent():
+        what = f"the diff's witness time budget of {budget.diff_s}s"
+    else:
+        what = f"the per-change time budget of {budget.change_s}s"
+    return (f"no witness: cut short, {what} was spent ({tried} constructed and {searched} "
+            "searched candidates tried, none confirmed)")
 
 
 def _safe(j):

@@ -36,6 +36,8 @@ COMBINATORS = ("allOf", "anyOf", "oneOf")
 PROPERTY_RULES = ("property.removed", "property.added", "property.addedRequired",
                   "required.added", "required.removed")
 ANY_VALUES = [v for t in TYPE_ORDER for v in POOL[t]]
+MAX_VALUES = 400  # values tried at one place per base: a 20,000-value enum is not tried whole
+MAX_ENUM = 16     # removed / added enum members proposed
 
 
 class Location:
@@ -113,8 +115,10 @@ def locate(rel, a_root, r_root, suffix) -> Location:
             r_loc = r_node = _branch(r_node, "prefixItems", index) or _sub(r_node, "items", {})
             step = 2
         elif part in COMBINATORS and i + 1 < len(parts) and isinstance(parts[i + 1], int):
-            # same instance place, one branch deeper in the schema
-            attribution.append(part)
+            # same instance place, one branch deeper in the schema (its
+            # errors come nested under the combinator's, at this branch)
+            if not frozen:
+                attribution += [part, str(parts[i + 1])]
             frozen = True
             a_node = _branch(a_node, part, parts[i + 1])
             r_node = _branch(r_node, part, parts[i + 1])
@@ -142,7 +146,28 @@ def locate(rel, a_root, r_root, suffix) -> Location:
                 ("properties", name)))
         elif suffix == "property.addedRequired":
             loc.attributions = (loc.attribution + ("required",),)
+    # Any other change is attributed to its own keyword: a value the new
+    # schema rejects for its new minimum proves nothing about its narrowed
+    # type. (Inside a combinator branch the place alone is checked.)
+    elif loc.tail and not frozen and isinstance(loc.tail[0], str) and loc.tail[0] in KEYWORDS:
+        loc.attributions = tuple(loc.attribution + (k,) for k in KEYWORDS[loc.tail[0]])
     return loc
+
+
+# Keyword -> the keywords whose errors can show its change (a bound that
+# moved between its inclusive and exclusive forms, an enum written as const).
+_FAMILIES = (("minimum", "exclusiveMinimum"), ("maximum", "exclusiveMaximum"), ("enum", "const"),
+             ("items", "prefixItems", "additionalItems", "unevaluatedItems"),
+             ("additionalProperties", "unevaluatedProperties"),
+             ("if", "then", "else"), ("dependentRequired", "dependencies", "dependentSchemas"))
+KEYWORDS = {k: (k,) for k in (
+    "type", "minLength", "maxLength", "pattern", "format", "multipleOf", "minItems", "maxItems",
+    "uniqueItems", "contains", "minContains", "maxContains", "minProperties", "maxProperties",
+    "required", "propertyNames", "patternProperties", "not", "anyOf", "oneOf", "allOf",
+    "contentMediaType", "contentEncoding")}
+for _family in _FAMILIES:
+    for _k in _family:
+        KEYWORDS[_k] = _family
 
 
 # --- instance surgery -------------------------------------------------------
@@ -163,7 +188,8 @@ def place(base, loc, new_value):
     the accepting schema as needed); None if the path cannot be built."""
     if not loc.hops:
         return new_value
-    root = copy.deepcopy(base)
+    # copy only the containers on the path: the rest is shared, never mutated
+    root = copy.copy(base) if isinstance(base, (dict, list)) else base
     container = root
     holder, holder_key = None, None
     for depth, (kind, key) in enumerate(loc.hops):
@@ -187,8 +213,16 @@ def place(base, loc, new_value):
                 container[key] = found[0] if found else {}
         else:
             item_schema = loc.a_schemas[depth]
+            array = flatten(loc.a_schemas[depth - 1] if depth else loc.root)
+            array = array if isinstance(array, dict) else {}
+            prefix = array.get("prefixItems")
+            prefix = prefix if isinstance(prefix, list) else []
             while len(container) <= key:
-                found = examples(item_schema, 1, 1)
+                # earlier elements follow their own prefixItems schema
+                index = len(container)
+                schema = item_schema if index == key else (
+                    prefix[index] if index < len(prefix) else array.get("items", {}))
+                found = examples(schema, 1, 1)
                 if not found:
                     return None
                 container.append(found[0])
@@ -196,7 +230,10 @@ def place(base, loc, new_value):
                 container[key] = new_value
                 return root
         holder, holder_key = container, key
-        container = container[key]
+        child = container[key]
+        if isinstance(child, (dict, list)):
+            child = container[key] = copy.copy(child)
+        container = child
     return root
 
 
@@ -286,14 +323,20 @@ def values(loc, current, suffix, depth=0, hints=()):
             out.append({**without, name: v})
         return out
     if key == "type":
+        # a value of each type the old side takes, first within the new
+        # side's other bounds (so the type alone rejects it: 1.5, not 0.5,
+        # when the new integer must be positive)
+        r_flat = flatten(r_node) if isinstance(r_node, dict) else {}
         for kind in inst.types_of(a_node):
+            if isinstance(r_flat, dict):
+                out += of_type({**r_flat, "type": kind}, kind)
             out += _typed(a_node, kind)
     elif key in ("enum", "const"):
         r_vals = _sub(r_node, "enum", []) if key == "enum" else [_sub(r_node, "const")]
         r_keys = {canonical(v) for v in r_vals if True} if isinstance(r_vals, list) else set()
         a_vals = _sub(a_node, "enum") if key == "enum" else [_sub(a_node, "const")]
         if isinstance(a_vals, list) and key in (a_node or {}):
-            out += [v for v in a_vals if canonical(v) not in r_keys]
+            out += [v for v in a_vals if canonical(v) not in r_keys][:MAX_ENUM]
         out += examples(a_loc, depth + 1)
         for kind in inst.types_of(a_node):
             out += _typed(a_node, kind)
@@ -404,14 +447,38 @@ def bases(a_root, r_root, a_judge, r_judge):
     return dedupe(out)[:4] or [None]
 
 
+def quick_bases(a_root, r_root, a_judge, r_judge):
+    """The cheapest bases: the smallest object both schemas accept (required
+    properties only), else the accepting side's. Most changes are witnessed
+    from these; ``bases`` (fuller instances) is the fallback."""
+    out = []
+    if "object" in inst.types_of(a_root)[:1] or a_root in (None, {}, True):
+        out.append({})
+    both = flatten({"allOf": [a_root if a_root is not None else {}, r_root if r_root is not None else {}]})
+    for node in (both, flatten(a_root)):
+        if isinstance(node, dict) and "object" in inst.types_of(node)[:1]:
+            out += [v for v in inst.objects(node, 0, fuller=False) if a_judge(v)]
+    out = dedupe([v for v in out if a_judge(v)])
+    # valid under both first: only the change can then reject the candidate
+    return ([v for v in out if r_judge(v)] + [v for v in out if not r_judge(v)])[:2]
+
+
 def candidates(loc, suffix, base_list, limit, hints=()):
     """Whole-instance candidates, in a stable order, at most ``limit``."""
     seen = set()
     count = 0
     for base in base_list:
         current = get(base, loc.hops) if loc.hops else base
+        proposals = values(loc, current, suffix, hints=hints)
+        if current is None and loc.hops:
+            # the base has nothing at the place (an empty array, an optional
+            # object left out): start from a whole valid value of the old
+            # holder, so the old side accepts the rest of it
+            full = examples(loc.a_loc, 1, 1)
+            if full:
+                proposals = values(loc, full[0], suffix, hints=hints) + proposals
         local = []
-        for value in dedupe(values(loc, current, suffix, hints=hints)):
+        for value in dedupe(proposals)[:MAX_VALUES]:
             a_ok = quick(loc.a_loc, value) if loc.a_loc is not None else True
             r_ok = quick(loc.r_loc, value) if loc.r_loc is not None else True
             rank = 0 if (a_ok is not False and r_ok is not True) else 1

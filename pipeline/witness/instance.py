@@ -9,10 +9,9 @@ Deterministic: no randomness, sorted iteration everywhere.
 
 import json
 import math
-import re
 
 from pipeline.witness.regexgen import shortest
-from pipeline.witness.validate import quick
+from pipeline.witness.validate import matches, quick
 
 MAX_DEPTH = 10
 MAX_STRING = 100_000
@@ -55,10 +54,31 @@ def size(value) -> int:
     return len(canonical(value))
 
 
+def longest_string(value, depth=0) -> int:
+    """Length of the longest string (key or value) inside a JSON value."""
+    if isinstance(value, str):
+        return len(value)
+    if depth > 64:
+        return 0
+    if isinstance(value, dict):
+        return max([len(k) for k in value] + [longest_string(v, depth + 1) for v in value.values()],
+                   default=0)
+    if isinstance(value, list):
+        return max((longest_string(v, depth + 1) for v in value), default=0)
+    return 0
+
+
+def _key(value):
+    # scalars by type and value (cheap); containers by their canonical text
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return (type(value).__name__, value)
+    return (canonical(value), _kind(value))
+
+
 def dedupe(values):
     seen, out = set(), []
     for value in values:
-        key = (canonical(value), _kind(value))
+        key = _key(value)
         if key not in seen:
             seen.add(key)
             out.append(value)
@@ -160,15 +180,17 @@ def examples(schema, depth=0, limit=8):
         if not out:
             for kind in types_of(node):
                 out.extend(of_type(node, kind, depth))
-    return _valid_first(schema, dedupe(out))[:limit]
+    return _valid_first(schema, dedupe(out), limit)[:limit]
 
 
-def _valid_first(schema, values):
+def _valid_first(schema, values, limit=None):
     good, unknown = [], []
     for value in values:
         verdict = quick(schema, value)
         if verdict:
             good.append(value)
+            if limit is not None and len(good) >= limit:
+                break  # enough valid ones: the rest would be cut anyway
         elif verdict is None:
             unknown.append(value)
     return good + unknown
@@ -208,7 +230,7 @@ def string_of_length(node, n, fill="a"):
             if seed is None or len(seed) > n:
                 continue
             for text in (seed + fill * (n - len(seed)), fill * (n - len(seed)) + seed):
-                if len(text) == n and re.search(pattern, text):
+                if len(text) == n and matches(pattern, text):
                     return text
             for extra in range(1, min(n, 64) + 1):
                 grown = shortest(pattern, alt, extra)
@@ -333,17 +355,12 @@ def arrays(node, depth, length=None):
 
 def fresh_name(node, taken=()):
     """A property name no ``properties`` / ``patternProperties`` entry governs."""
-    import re
-
     props = node.get("properties", {}) if isinstance(node, dict) else {}
     patterns = list(node.get("patternProperties", {})) if isinstance(node, dict) else []
     for candidate in ("extra", "extra1", "extra2", "x", "zz_extra"):
         if candidate in props or candidate in taken:
             continue
-        try:
-            if any(re.search(p, candidate) for p in patterns):
-                continue
-        except re.error:
+        if any(matches(p, candidate) is not False for p in patterns):
             continue
         return candidate
     return None
@@ -351,8 +368,6 @@ def fresh_name(node, taken=()):
 
 def governing(node, name):
     """The subschema that governs property ``name`` of an object ``node``."""
-    import re
-
     if not isinstance(node, dict):
         return {} if node is not False else False
     props = node.get("properties", {})
@@ -360,17 +375,14 @@ def governing(node, name):
         return props[name]
     matched = []
     for pattern, sub in sorted((node.get("patternProperties") or {}).items()):
-        try:
-            if re.search(pattern, name):
-                matched.append(sub)
-        except re.error:
-            pass
+        if matches(pattern, name):
+            matched.append(sub)
     if matched:
         return matched[0] if len(matched) == 1 else {"allOf": matched}
     return node.get("additionalProperties", {})
 
 
-def objects(node, depth, with_optional=False):
+def objects(node, depth, with_optional=False, fuller=True):
     props = node.get("properties", {}) if isinstance(node.get("properties"), dict) else {}
     required = [n for n in node.get("required", []) if isinstance(n, str)] \
         if isinstance(node.get("required"), list) else []
@@ -404,6 +416,6 @@ def objects(node, depth, with_optional=False):
             continue
         out[name] = found[0]
     results = [out]
-    if not with_optional and props:
+    if not with_optional and props and fuller:
         results += objects(node, depth, with_optional=True)
     return results

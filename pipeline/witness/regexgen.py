@@ -3,8 +3,9 @@
 JSON Schema patterns are unanchored ECMA-262 regexes; Python's ``re`` reads
 the common subset the same way. The generator walks the parsed pattern and
 takes the shortest choice everywhere. Every string it returns is a guess the
-caller must confirm (``re.search`` or the validator): lookarounds and
-backreferences are approximated, never trusted.
+caller must confirm (``validate.matches`` or the validator): lookarounds and
+backreferences are approximated, never trusted. Nothing here runs Python's
+backtracking matcher on a schema's pattern: ``matches`` is linear-time.
 """
 
 import re
@@ -40,10 +41,44 @@ def shortest(pattern: str, alt: int = 0, extra: int = 0):
         return None
     if len(text) > _MAX:
         return None
-    try:
-        return text if re.search(pattern, text) else None
-    except re.error:
-        return None
+    from pipeline.witness.validate import matches
+
+    return text if matches(pattern, text) else None
+
+
+_FEATURES = {}
+
+
+def features(pattern: str) -> frozenset:
+    """The regex features a pattern uses that a linear-time engine lacks:
+    ``lookaround``, ``backreference``; ``unparsed`` if Python cannot read it."""
+    found = _FEATURES.get(pattern)
+    if found is None:
+        out = set()
+        try:
+            _walk(_p.parse(pattern), out)
+        except Exception:  # re.error, RecursionError, ...
+            out.add("unparsed")
+        found = _FEATURES[pattern] = frozenset(out)
+        if len(_FEATURES) > 4096:
+            _FEATURES.clear()
+    return found
+
+
+def _walk(parsed, out):
+    for op, arg in parsed:
+        if op in (_c.ASSERT, _c.ASSERT_NOT):
+            out.add("lookaround")
+            _walk(arg[1], out)
+        elif op in (_c.GROUPREF, _c.GROUPREF_EXISTS):
+            out.add("backreference")
+        elif op in (_c.MAX_REPEAT, _c.MIN_REPEAT) or str(op) == "POSSESSIVE_REPEAT":
+            _walk(arg[2], out)
+        elif op is _c.SUBPATTERN:
+            _walk(arg[3], out)
+        elif op is _c.BRANCH:
+            for branch in arg[1]:
+                _walk(branch, out)
 
 
 def _in_class(items, alt):

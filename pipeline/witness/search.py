@@ -10,7 +10,6 @@ give the same witness in any process; the candidate budget bounds time.
 """
 
 import copy
-import random
 
 from pipeline.witness import instance as inst
 from pipeline.witness.instance import POOL, TYPE_ORDER, canonical, dedupe, is_number, near, size
@@ -100,6 +99,8 @@ def replaced(value, path, new):
 
 def search(oracle, a_root, r_root, bases, seed, budget, clock=None):
     """Up to ``budget`` mutated candidates; returns (witness or None, tried)."""
+    import random  # here: only a change construction could not witness pays for it
+
     rng = random.Random(seed)
     pool_a, names_a = constants(a_root)
     pool_r, names_r = constants(r_root)

@@ -173,11 +173,21 @@ def _path(error):
 
 
 _CACHE = {}
+_BY_ID = {}  # id(schema) -> (schema, Judge or SchemaUnusable): no re-serialising a big schema
 
 
-def judge(schema) -> Judge:
-    """A cached ``Judge`` (keyed by the schema's canonical text)."""
-    key = json.dumps(schema, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+def judge(schema, text=None) -> Judge:
+    """A cached ``Judge``, keyed by the schema's canonical text (given, or
+    computed here)."""
+    found = _compiled(schema, text)
+    if isinstance(found, SchemaUnusable):
+        raise SchemaUnusable(*found.args)
+    return found
+
+
+def _compiled(schema, key=None):
+    if key is None:
+        key = json.dumps(schema, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     found = _CACHE.get(key)
     if found is None:
         if len(_CACHE) > 512:
@@ -187,6 +197,80 @@ def judge(schema) -> Judge:
         except SchemaUnusable as exc:  # remembered: quick() asks again and again
             found = exc
         _CACHE[key] = found
+    return found
+
+
+# Longest text a pattern with lookaround or a backreference is run on: those
+# fall back to backtracking (fancy-regex), quadratic or worse in the text.
+FANCY_TEXT = 256
+_PATTERNS = {}
+
+
+def matches(pattern, text):
+    """Whether ``pattern`` matches somewhere in ``text`` (JSON Schema's
+    unanchored reading), or None when it cannot be told. Evaluated by
+    jsonschema-rs's Rust regex engine, which runs in time linear in the text
+    for every pattern without lookaround or backreference (the rest are run
+    on short texts only): a hostile pattern such as ``^(a+)+$`` cannot hang
+    the witness work the way Python's backtracking ``re`` does."""
+    if not isinstance(pattern, str) or not isinstance(text, str):
+        return None
+    found = _PATTERNS.get(pattern)
+    if found is None:
+        if len(_PATTERNS) > 1024:
+            _PATTERNS.clear()
+        try:
+            found = (DEFAULT({"pattern": pattern}, **OPTIONS), _fancy(pattern))
+        except Exception:  # not a pattern the validator reads
+            found = (None, True)
+        _PATTERNS[pattern] = found
+    validator, fancy = found
+    if validator is None or (fancy and len(text) > FANCY_TEXT):
+        return None
+    try:
+        return validator.is_valid(text)
+    except Exception:  # pragma: no cover - a text the validator cannot take
+        return None
+
+
+def _fancy(pattern) -> bool:
+    """Lookaround or a backreference (or a pattern Python cannot parse)."""
+    from pipeline.witness.regexgen import features
+
+    return bool(features(pattern) & {"lookaround", "backreference", "unparsed"})
+
+
+def fancy_patterns(schema, depth=0) -> bool:
+    """Whether a schema holds a pattern that needs backtracking."""
+    if depth > 64:
+        return True
+    if isinstance(schema, dict):
+        for key, value in schema.items():
+            if key == "pattern" and isinstance(value, str) and _fancy(value):
+                return True
+            if key == "patternProperties" and isinstance(value, dict) and any(
+                    _fancy(p) for p in value):
+                return True
+            if isinstance(value, (dict, list)) and fancy_patterns(value, depth + 1):
+                return True
+    elif isinstance(schema, list):
+        return any(fancy_patterns(v, depth + 1) for v in schema)
+    return False
+
+
+def own_judge(schema) -> Judge:
+    """A ``Judge`` for one of the witness package's own schemas (normalised
+    ones, never changed once built), cached by the object: asked about
+    again and again, a 20,000-value enum is serialised once, not once per
+    candidate."""
+    hit = _BY_ID.get(id(schema))
+    if hit is not None and hit[0] is schema:
+        found = hit[1]
+    else:
+        found = _compiled(schema)
+        if len(_BY_ID) > 2048:
+            _BY_ID.clear()
+        _BY_ID[id(schema)] = (schema, found)  # holding the schema keeps its id unique
     if isinstance(found, SchemaUnusable):
         raise SchemaUnusable(*found.args)
     return found
@@ -196,7 +280,7 @@ def quick(schema, value):
     """Local best-effort check of a (normalised) subschema: True / False, or
     None when it cannot be evaluated (a cyclic ``$ref`` left by normalisation)."""
     try:
-        return judge(schema).accepts(value)
+        return own_judge(schema).accepts(value)
     except SchemaUnusable:
         return None
 

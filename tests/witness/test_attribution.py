@@ -1,0 +1,113 @@
+"""A witness proves its own change: the rejecting side's validation errors
+(python-jsonschema, independent of the witness package) include one from the
+change's own keyword, at the change's place."""
+
+from hypothesis import HealthCheck, Phase, given, settings, strategies as st
+from jsonschema import validators
+
+from tests.engine.strategies import INPUT_SCHEMAS, OUTPUT_SCHEMAS, mutated
+from tests.witness.test_witness import _valid, diff, separates
+
+# the keywords whose errors can show a change at a path ending in a keyword
+# (a bound may move between its inclusive and exclusive forms)
+FAMILY = {"minimum": {"minimum", "exclusiveMinimum"}, "exclusiveMinimum": {"minimum", "exclusiveMinimum"},
+          "maximum": {"maximum", "exclusiveMaximum"}, "exclusiveMaximum": {"maximum", "exclusiveMaximum"},
+          "enum": {"enum", "const"}, "const": {"enum", "const"}}
+KEYWORDS = {"type", "enum", "const", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+            "multipleOf", "minLength", "maxLength", "pattern", "format", "minItems", "maxItems",
+            "uniqueItems", "minProperties", "maxProperties", "required", "additionalProperties"}
+
+
+def _errors(schema, value):
+    cls = validators.validator_for(schema, default=validators.Draft202012Validator)
+    stack = list(cls(schema, format_checker=cls.FORMAT_CHECKER).iter_errors(value))
+    out = []
+    while stack:
+        error = stack.pop()
+        out.append(error)
+        stack.extend(error.context or ())
+    return out
+
+
+def expected(change):
+    """The keywords allowed to reject a witness of ``change`` (None: not a
+    keyword-level change this test can name)."""
+    suffix = change.rule.split(".", 2)[2]
+    last = change.path.rsplit("/", 1)[-1]
+    if suffix in ("property.addedRequired", "required.added", "required.removed"):
+        return {"required"}
+    if suffix in ("property.removed", "property.added"):
+        return {"additionalProperties", "unevaluatedProperties", "propertyNames", "required"} \
+            if suffix == "property.added" else {"additionalProperties", "unevaluatedProperties",
+                                                "propertyNames"}
+    if last in KEYWORDS:
+        return FAMILY.get(last, {last})
+    return None
+
+
+def _rejecting(change, old_tool, new_tool):
+    side = "inputSchema" if change.rule.startswith("tool.input.") else "outputSchema"
+    return (new_tool if side == "inputSchema" else old_tool)[side]
+
+
+def test_resize_page_type_narrowing_is_shown_by_a_fraction_not_by_the_new_minimum():
+    """chrome-devtools-mcp 1.10.1 -> 1.11.0: ``width`` went from a number to
+    a positive integer below 2**53. ``{"width": 0}`` is rejected by the new
+    exclusiveMinimum, not by the type; the type's witness must be a fraction
+    the new bounds allow."""
+    old = {"type": "object", "properties": {"width": {"type": "number"}, "height": {"type": "number"}},
+           "required": ["width", "height"]}
+    bounded = {"type": "integer", "exclusiveMinimum": 0, "maximum": 9007199254740991}
+    new = {"type": "object", "properties": {"width": dict(bounded), "height": dict(bounded)},
+           "required": ["width", "height"]}
+    result, old_tool, new_tool, _ = diff(old, new)
+    narrowed = [c for c in result.changes if c.rule == "tool.input.type.narrowed"]
+    assert {c.path.rsplit("/", 2)[-2] for c in narrowed} == {"width", "height"}
+    for change in narrowed:
+        assert change.witness is not None, change.witness_note
+        assert separates(change, old_tool, new_tool)
+        name = change.path.split("/")[-2]
+        value = change.witness["value"][name]
+        assert value > 0 and value != int(value)  # a fraction, inside the new bounds
+        errors = _errors(new, change.witness["value"])
+        assert [e.validator for e in errors] == ["type"]
+        assert list(errors[0].absolute_schema_path) == ["properties", name, "type"]
+    tightened = [c for c in result.changes if c.rule == "tool.input.constraint.tightened"]
+    for change in tightened:  # and each bound's witness is rejected by that bound
+        if change.witness is not None:
+            keyword = change.path.rsplit("/", 1)[-1]
+            assert {e.validator for e in _errors(new, change.witness["value"])} & FAMILY.get(
+                keyword, {keyword})
+
+
+@settings(max_examples=60, deadline=None, derandomize=True, database=None,
+          phases=[Phase.explicit, Phase.generate],
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(st.data())
+def test_every_witness_is_rejected_by_its_own_keyword(data):
+    side = data.draw(st.sampled_from(["input", "output"]))
+    old = data.draw(INPUT_SCHEMAS if side == "input" else OUTPUT_SCHEMAS)
+    new = data.draw(mutated(old))
+    result, old_tool, new_tool, _ = diff(old, new, side, min_severity="NON_BREAKING")
+    for change in result.changes:
+        if change.witness is None:
+            continue
+        assert separates(change, old_tool, new_tool), change
+        keywords = expected(change)
+        if keywords is None:
+            continue
+        schema = _rejecting(change, old_tool, new_tool)
+        assert not _valid(schema, change.witness["value"])
+        errors = _errors(schema, change.witness["value"])
+        found = {e.validator for e in errors}
+        if change.rule.endswith(".property.removed"):
+            # or the property's own schema, which the other side no longer has
+            name = change.path.rsplit("/", 1)[-1]
+            found |= {"<property>" for e in errors if _under(e.absolute_schema_path, name)}
+            keywords = keywords | {"<property>"}
+        assert found & keywords, (change, found)
+
+
+def _under(path, name):
+    path = list(path)
+    return any(path[i] == "properties" and path[i + 1] == name for i in range(len(path) - 1))

@@ -1,0 +1,117 @@
+"""Bounded witness work: hostile patterns and huge enums through a real
+``mcpdelta diff`` process with witnesses on, and budgets whose notes say a
+witness was cut short. (Each subprocess timeout is a hang guard, not a
+speed measurement: bench/ measures speed.)"""
+
+import json
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+from pipeline.engine.result import DiffResult
+from pipeline.witness import attach_witnesses
+from pipeline.witness.validate import matches
+from tests.witness.test_witness import _valid, obj, only
+
+MCPDELTA = pathlib.Path(sys.executable).with_name("mcpdelta")
+HANG = 60  # seconds: far beyond any bounded run, far below a hang
+
+
+def _pair(tmp_path, old_schema, new_schema):
+    paths = []
+    for name, schema in (("old", old_schema), ("new", new_schema)):
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps({"tools": [{"name": "t", "inputSchema": schema}]}))
+        paths.append(str(path))
+    return paths
+
+
+def _diff(paths):
+    done = subprocess.run([str(MCPDELTA), "diff", *paths, "--format", "json"], capture_output=True,
+                          text=True, timeout=HANG)
+    assert done.returncode == 1, done.stderr  # a BREAKING change, reported
+    return json.loads(done.stdout)
+
+
+@pytest.mark.parametrize("pattern", ["^!$|^(a+)+$", "^#$|^(c+)+$"])
+def test_a_catastrophic_pattern_does_not_hang_diff(tmp_path, pattern):
+    """Python's backtracking ``re`` needs minutes for these on a long string
+    of the repeated letter; the witness work must not."""
+    old = obj({"s": {"type": "string", "maxLength": 100_000}})
+    new = obj({"s": {"type": "string", "maxLength": 100_000, "pattern": pattern}})
+    report = _diff(_pair(tmp_path, old, new))
+    [change] = [c for c in report["changes"] if c["severity"] == "BREAKING"]
+    assert change["witness"] is not None, change["witness_note"]
+    value = change["witness"]["value"]
+    assert _valid(old, value) and not _valid(new, value)
+
+
+def test_a_pattern_with_lookahead_is_bounded_too(tmp_path):
+    """A lookahead needs a backtracking engine: such patterns are only ever
+    run on short texts. The diff ends, and its break has a witness or a note."""
+    old = obj({"s": {"type": "string", "pattern": "^(a+)+$", "maxLength": 100_000}})
+    new = obj({"s": {"type": "string", "pattern": "(?=a)(a+)+$", "maxLength": 100_000}})
+    report = _diff(_pair(tmp_path, old, new))
+    breaking = [c for c in report["changes"] if c["severity"] == "BREAKING"]
+    assert breaking
+    for change in breaking:
+        assert (change["witness"] is None) != (change["witness_note"] is None), change
+
+
+def test_a_20000_value_enum_pair_diffs_with_witnesses(tmp_path):
+    values = [f"v{i:05d}" for i in range(20_000)]
+    old = obj({"e": {"enum": values}}, required=["e"])
+    new = obj({"e": {"enum": values[:10_000] + [f"w{i}" for i in range(10_000)]}}, required=["e"])
+    report = _diff(_pair(tmp_path, old, new))
+    narrowed = [c for c in report["changes"] if c["rule"] == "tool.input.enum.narrowed"]
+    assert narrowed and narrowed[0]["witness"] is not None
+    value = narrowed[0]["witness"]["value"]
+    assert value["e"] in values[10_000:]
+    assert _valid(old, value) and not _valid(new, value)
+
+
+def test_matches_reads_patterns_as_json_schema_does():
+    assert matches("^(a+)+$", "a" * 100_000 + "!") is False  # linear: returns at all
+    assert matches("b", "abc") is True  # unanchored
+    assert matches("^b", "abc") is False
+    assert matches("(", "x") is None  # not a pattern
+
+
+def _tight_pair():
+    # bounds no other test uses: no earlier result is remembered for them
+    return DiffResult({"tools": [{"name": "t", "inputSchema": obj({"n": {"type": "integer", "maximum": 917}})}]},
+                      {"tools": [{"name": "t", "inputSchema": obj({"n": {"type": "integer", "maximum": 513}})}]})
+
+
+def test_a_spent_change_budget_says_so_in_the_note():
+    result = _tight_pair()
+    stats = attach_witnesses(result, time_budget_s=0.0)
+    change = only(result, "tool.input.constraint.tightened")
+    assert change.witness is None
+    assert change.witness_note.startswith("no witness: cut short, the per-change time budget")
+    assert stats["cut_short"] == 1 and stats["not_found"] == 0
+
+
+def test_a_spent_diff_budget_says_so_for_every_change_left():
+    result = _tight_pair()
+    attach_witnesses(result, diff_budget_s=0.0)  # (cut-short results are never remembered)
+    change = only(result, "tool.input.constraint.tightened")
+    assert change.witness is None
+    assert "the diff's witness time budget of 0.0s was spent" in change.witness_note
+
+
+def test_a_spent_search_budget_says_so_when_construction_found_nothing():
+    # two patterns the generator reads but no constructed value separates:
+    # only the search could find one, and its budget is gone
+    old = obj({"s": {"type": "string", "pattern": "^[a-z]+$"}})
+    new = obj({"s": {"type": "string", "pattern": "^[a-y]+$"}})
+    result = DiffResult({"tools": [{"name": "t", "inputSchema": old}]},
+                        {"tools": [{"name": "t", "inputSchema": new}]})
+    attach_witnesses(result, search_budget_s=0.0)
+    [change] = [c for c in result.changes if c.severity == "BREAKING"]
+    if change.witness is None:  # construction may still find "z"; if not, the note names the search
+        assert "the diff's search budget of 0.0s" in change.witness_note
+    else:
+        assert _valid(old, change.witness["value"]) and not _valid(new, change.witness["value"])
