@@ -175,3 +175,18 @@ def test_two_changes_that_read_the_same_carry_their_pointers():
         assert "/tools/t/inputSchema/properties/a/x-b" in out, fmt
     # where the messages differ, no pointer is printed
     assert "/tools/" not in render("text", _result(FILESYSTEM))
+
+
+def test_github_annotates_at_most_ten_of_each_kind_then_one_summary_line():
+    result = _result(EVERYTHING)
+    lines = render("github", result).splitlines()
+    failing = sum(1 for c in result.changes if result.policy.fails(c))
+    assert failing > 10
+    assert sum(l.startswith("::error ") for l in lines) == 10
+    assert sum(l.startswith("::warning ") for l in lines) <= 10
+    assert sum(l.startswith("::notice ") for l in lines) <= 10
+    rest = [l for l in lines if not l.startswith("::")]
+    assert len(rest) == 1 and rest == lines[-1:]
+    assert f"{failing - 10} errors" in rest[0] and "not annotated" in rest[0]
+    small = render("github", result, max_annotations=3).splitlines()
+    assert sum(l.startswith("::error ") for l in small) == 3 and f"{failing - 3} errors" in small[-1]
