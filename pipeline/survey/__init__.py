@@ -14,6 +14,7 @@ import socket
 import time
 import uuid
 
+from pipeline import progress
 from pipeline.errors import InputError
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -37,7 +38,7 @@ def crawl_stage(servers_file, lake, offline=True, cache=None) -> dict:
     packages = PackageCache(pathlib.Path(cache) if cache else default_cache(),
                             limits.install_timeout_s, offline=offline)
     with tempfile.TemporaryDirectory(prefix="mcpdelta-crawl-") as out:
-        records = asyncio.run(crawl(targets, limits, out, cache=packages))
+        records = asyncio.run(crawl(targets, limits, out, cache=packages, **progress.crawl_callbacks()))
     counts = store(lake, *rows_from_records(records))
     counts["failed"] = [(r.id, r.version, r.error_kind, r.error) for r in records if not r.ok]
     return counts
@@ -85,21 +86,31 @@ def run_survey(lake, policy, config, *, servers_file=None, crawl=True, pairs="co
         if not os.path.exists(servers_file):
             raise InputError(str(servers_file), "no such servers file")
         t = time.perf_counter()
+        progress.stage("crawl", str(servers_file))
         crawled = crawl_stage(servers_file, lake, offline=offline)
         capture_errors = len(crawled["failed"])
+        progress.finish(f"{crawled['rows']} captures, {crawled['added']} new, {capture_errors} failed")
         timings["crawl_s"] = time.perf_counter() - t
     t = time.perf_counter()
-    stats = run_diff_stage(lake, policy, mode=pairs, since=since, workers=workers)
+    progress.stage("diff", "pending version pairs")
+    stats = run_diff_stage(lake, policy, mode=pairs, since=since, workers=workers,
+                           on_batch=progress.on_diff_batch)
+    progress.finish(f"{stats['pairs']} pairs: {stats['pairs_diffed']} diffed, "
+                    f"{stats['pairs_cached']} cached, {stats['errors']} errors")
     timings["diff_s"] = time.perf_counter() - t
     t = time.perf_counter()
+    if config.judges:
+        progress.stage("judge", "prose changes")
     judged = judge_stage(lake, config, engine_version(), policy_hash(policy))
     timings["judge_s"] = time.perf_counter() - t
     t = time.perf_counter()
+    progress.stage("report", "queries and plots")
     engine, policy_id = engine_version(), policy_hash(policy)
     con = lake.connect(engine, policy_id)  # report what this engine and policy found
     report_dir = pathlib.Path(report_dir or default_report_dir(lake))
     facts = write_report(con, report_dir, engine, policy_id)
     timings["report_s"] = time.perf_counter() - t
+    progress.finish(str(facts["html"]))
     timings["total_s"] = time.perf_counter() - clock
     servers, captures = con.execute(
         "SELECT count(DISTINCT server_id), count(*) FROM manifests").fetchall()[0]

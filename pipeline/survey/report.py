@@ -17,6 +17,7 @@ import io
 import os
 import pathlib
 
+from pipeline import progress
 from pipeline.engine.catalog import SEVERITIES
 
 SQL = pathlib.Path(__file__).resolve().parents[2] / "sql"
@@ -572,7 +573,8 @@ def page(facts) -> str:
     e = html.escape
     plots = facts.get("plots", SURVEY_PLOTS)
     sections = []
-    for name in plots:
+    for i, name in enumerate(plots):
+        progress.update(f"plot {name}", i, len(plots))
         svg = _svg(render(name, facts))
         sections.append(f'<h2 id="{name}">{e(PLOTS[name].title)}</h2>{svg}')
     rows = "".join(
