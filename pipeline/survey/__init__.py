@@ -69,7 +69,6 @@ def judge_stage(lake, config, engine_version=None, policy_hash=None, environ=Non
 def run_survey(lake, policy, config, *, servers_file=None, crawl=True, pairs="consecutive",
                since=None, report_dir=None, workers=None, offline=True) -> dict:
     """The whole pipeline; returns the summary object CONTRACT.md defines."""
-    from pipeline.lake import new_batch_id
     from pipeline.survey.diffstage import engine_version, policy_hash, run_diff_stage
     from pipeline.survey.report import write_report
 
@@ -112,30 +111,44 @@ def run_survey(lake, policy, config, *, servers_file=None, crawl=True, pairs="co
     timings["report_s"] = time.perf_counter() - t
     progress.finish(str(facts["html"]))
     timings["total_s"] = time.perf_counter() - clock
+    summary = survey_summary(con, stats, facts, stats["errors"] + capture_errors, timings, judged)
+    record_run(lake, started, summary)
+    summary["facts"] = facts
+    return summary
+
+
+def survey_summary(con, stats, facts, errors, timings, judged) -> dict:
+    """The survey's summary object (CONTRACT.md) from the diff stage's counts
+    and the report's facts."""
     servers, captures = con.execute(
         "SELECT count(DISTINCT server_id), count(*) FROM manifests").fetchall()[0]
-    summary = {
+    return {
         "servers": servers,
         "captures": captures,
         "pairs": stats["pairs"],
         "pairs_diffed": stats["pairs_diffed"],
         "pairs_cached": stats["pairs_cached"],
         "changes": facts["changes"],
-        "errors": stats["errors"] + capture_errors,
+        "errors": errors,
         "report": str(facts["html"]),
         "timings": {k: round(v, 3) for k, v in timings.items()},
         "judges": {k: judged.get(k, 0) for k in ("judged", "cached", "errors")},
     }
+
+
+def record_run(lake, started, summary, command="survey") -> None:
+    """The run's row in the lake's ``runs`` table: the CLI and the Prefect
+    flow write the same one."""
+    from pipeline.lake import new_batch_id
+
     lake.append("runs", [{
         "run_id": uuid.uuid4().hex, "started_at": started,
         "finished_at": dt.datetime.now(dt.timezone.utc), "user": _user(),
-        "host": socket.gethostname(), "command": "survey",
-        "servers": servers, "captures": captures, "pairs": stats["pairs"],
-        "pairs_diffed": stats["pairs_diffed"], "pairs_cached": stats["pairs_cached"],
+        "host": socket.gethostname(), "command": command,
+        "servers": summary["servers"], "captures": summary["captures"], "pairs": summary["pairs"],
+        "pairs_diffed": summary["pairs_diffed"], "pairs_cached": summary["pairs_cached"],
         "errors": summary["errors"], "summary_json": json.dumps(summary, sort_keys=True),
     }], new_batch_id())
-    summary["facts"] = facts
-    return summary
 
 
 def default_report_dir(lake) -> pathlib.Path:
