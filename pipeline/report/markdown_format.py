@@ -80,7 +80,7 @@ def _statement_block(group, s) -> list:
     if s.witness:
         evidence, entity = s.witness
         where = f" (for {code(entity)})" if entity is not None and len(s.entities) > 1 else ""
-        value = code(evidence) if s.changes[0].witness or any(c.witness for c in s.changes) else text(evidence)
+        value = code(evidence) if any(c.witness for c in s.changes) else text(evidence)  # a value, or a note
         out.append(f"  <br>witness{where}: {value}")
     for entity, note in s.advisory:
         where = f" ({code(entity)})" if len(s.entities) > 1 else ""

@@ -9,7 +9,7 @@ entities it holds for in natural order (``resource/2`` before
 import functools
 import re
 
-from pipeline.engine.catalog import RANK, RULES, SEVERITIES
+from pipeline.engine.catalog import RANK, RULES
 
 KINDS = (  # (first path segment, singular, plural)
     ("", "server", "server"),
@@ -35,8 +35,8 @@ def kind_of(path: str) -> str:
 
 
 def plural(kind: str, n: int) -> str:
-    singular = next(k[1] for k in KINDS if k[1] == kind)
-    return singular if n == 1 else next(k[2] for k in KINDS if k[1] == kind)
+    """``tool`` for one, ``tools`` for any other count."""
+    return kind if n == 1 else next(k[2] for k in KINDS if k[1] == kind)
 
 
 _FIELD = re.compile(r"\{(entity|where|detail|old|new|side)\}")
@@ -245,5 +245,3 @@ def rule_counts(changes) -> list:
 def hidden_count(changes, show: str) -> int:
     return sum(1 for c in changes if not shown(c, show))
 
-
-__all__ = ["SEVERITIES", "natural_key", "message", "sections", "rule_counts", "hidden_count", "cut"]

@@ -67,9 +67,19 @@ def test_the_filesystem_rules_are_stated_once_with_every_tool_listed():
     assert len(typed) == 13
     listing = f"13 tools: {', '.join(typed)}"
     assert text.count(listing) == 2
+    for rule in ("tool.input.constraint.tightened", "tool.input.type.narrowed"):
+        assert listing in _block(text, rule), rule
     assert "The type of the root in the input of tool <tool> narrowed from absent to \"object\"." in text
     assert "additionalProperties constraint of the root" in text and "{*}" not in text
     assert len(text.splitlines()) < len(result.changes)
+
+
+def _block(text, rule):
+    """The lines of one rule group: its heading to the next heading."""
+    lines = text.splitlines()
+    start = next(i for i, l in enumerate(lines) if re.match(rf"^  \S+ +{re.escape(rule)}\b", l))
+    end = next((i for i in range(start + 1, len(lines)) if re.match(r"^  \S|^\S|^$", lines[i])), len(lines))
+    return "\n".join(lines[start:end])
 
 
 def test_no_null_for_an_absent_value(step):
