@@ -115,3 +115,14 @@ def test_survey_json_on_a_terminal_keeps_progress_off_stdout(tmp_path, snapshots
     assert proc.returncode == 0
     assert json.loads(out)["pairs"] > 0
     assert "✓ diff" in drawn.decode("utf-8", "replace")
+
+
+def test_study_on_a_terminal_shows_both_capture_passes_and_each_stage(tmp_path):
+    servers = ROOT / "tests" / "survey" / "slice" / "servers.yaml"
+    status, screen = under_pty(["study", servers, "--out", "out", "--work", "work", "--cache", "cache"],
+                               cwd=tmp_path, timeout=300)
+    assert status == 0, screen
+    for stage in ("pass-a", "pass-b", "store", "diff steps", "diff latest", "write-up"):
+        assert re.search(rf"✓ {stage}\s.*\d+\.\d s", screen), (stage, screen)
+    assert re.search(r"✓ pass-a .*\d+/\d+", screen), screen  # captures done of captures to do
+    assert "wrote out/README.md" in screen
