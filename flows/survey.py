@@ -128,15 +128,43 @@ def judge_flow(lake: str = "lake", config_file: str | None = None):
 def survey_flow(servers_file: str | None = None, lake: str = "lake", config_file: str | None = None,
                 pairs: str = "consecutive", since: str | None = None, crawl: bool = True,
                 offline: bool = False, report_dir: str | None = None, fan_out: bool = False):
-    from pipeline.survey import DEMO_SERVERS
+    """The survey as ``mcpdelta survey`` runs it: the same stages, the same
+    summary in the run's log, the same ``runs`` row in the lake."""
+    import datetime as dt
+    import time
 
+    from prefect import get_run_logger
+
+    from pipeline.commands.survey import text
+    from pipeline.survey import DEMO_SERVERS, record_run, survey_summary
+
+    started, clock = dt.datetime.now(dt.timezone.utc), time.perf_counter()
+    timings = {"crawl_s": 0.0, "diff_s": 0.0, "judge_s": 0.0, "report_s": 0.0}
     _, policy = _policy(config_file)
+    t = time.perf_counter()
     crawled = crawl_task(str(servers_file or DEMO_SERVERS), lake, offline) if crawl else None
+    timings["crawl_s"] = time.perf_counter() - t
+    t = time.perf_counter()
     diffed = _diff(lake, policy, pairs, since, fan_out)
+    timings["diff_s"] = time.perf_counter() - t
+    t = time.perf_counter()
     judged = judge_task(lake, config_file)
+    timings["judge_s"] = time.perf_counter() - t
+    t = time.perf_counter()
     reported = report_task(lake, policy, report_dir)
     drift = drift_task(lake, policy, report_dir)
-    return {"crawl": crawled, "diff": diffed, "judge": judged, "drift": drift, **reported}
+    timings["report_s"] = time.perf_counter() - t
+    timings["total_s"] = time.perf_counter() - clock
+    errors = diffed["errors"] + (crawled["failed"] if crawled else 0)
+    summary = survey_summary(Lake(lake).connect(), diffed, {"changes": reported["changes"],
+                                                             "html": reported["report"]},
+                             errors, timings, judged)
+    record_run(Lake(lake), started, summary)
+    logger = get_run_logger()
+    for line in text(summary, {"breaking": [], "rules": []}).splitlines():
+        logger.info(line)  # the CLI's summary: counts, timings, and last the report path
+    return {"crawl": crawled, "diff": diffed, "judge": judged, "drift": drift, **reported,
+            "summary": summary}
 
 
 def task_runner(kind: str, address: str | None):

@@ -21,7 +21,9 @@
 # may) and both texts.
 
 # %% tags=["parameters"]
-LAKE = "../lake"  # the lake folder or URI to read
+import os
+
+LAKE = os.environ.get("MCPDELTA_LAKE", "/tmp/sample-lake")  # the lake folder or URI to read
 SERVERS = []  # server ids or globs (["acme-*"]) to keep; empty: every server
 SHOW = 20  # how many text diffs to print
 

@@ -20,10 +20,12 @@
 # lake and handed to Polars; every figure is the one `mcpdelta report` draws.
 #
 # Build a lake first (`mcpdelta survey` writes `./lake` from the demo
-# servers), set the parameters below, and run all cells.
+# servers), set the parameters below (or MCPDELTA_LAKE), and run all cells.
 
 # %% tags=["parameters"]
-LAKE = "../lake"  # the lake folder or URI to read
+import os
+
+LAKE = os.environ.get("MCPDELTA_LAKE", "/tmp/sample-lake")  # the lake folder or URI to read
 SERVERS = []  # server ids or globs (["acme-*"]) to keep; empty: every server
 
 # %%

@@ -32,7 +32,9 @@
 # than one contract (unstable) are left out: their grade may be capture noise.
 
 # %% tags=["parameters"]
-LAKE = "../lake"  # the lake folder or URI to read
+import os
+
+LAKE = os.environ.get("MCPDELTA_LAKE", "/tmp/sample-lake")  # the lake folder or URI to read
 SERVERS = []  # server ids or globs (["acme-*"]) to keep; empty: every server
 
 # %%

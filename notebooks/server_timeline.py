@@ -20,7 +20,9 @@
 # no server filter, the servers with the most changes are drawn.
 
 # %% tags=["parameters"]
-LAKE = "../lake"  # the lake folder or URI to read
+import os
+
+LAKE = os.environ.get("MCPDELTA_LAKE", "/tmp/sample-lake")  # the lake folder or URI to read
 SERVERS = []  # server ids or globs (["acme-*"]) to keep; empty: every server
 LIMIT = 6  # with no filter: how many servers to draw (the ones that changed most)
 

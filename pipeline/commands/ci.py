@@ -19,9 +19,7 @@ import sys
 from pipeline.commands.diff import SEVERITY_CHOICES
 from pipeline.errors import InputError
 
-# GitHub renders at most 10 annotations of each level per step, and a PR
-# comment or job summary holds 65,536 characters: keep well under both.
-MAX_ANNOTATIONS = 10
+# a PR comment or job summary holds 65,536 characters: keep well under it
 MARKDOWN_BUDGET = 60_000
 SEVERITIES = ("BREAKING", "POTENTIALLY_BREAKING", "NON_BREAKING", "DOCUMENTATION")
 
@@ -183,7 +181,7 @@ def _report(checked, args, policy) -> None:
     github = os.environ.get("GITHUB_ACTIONS") == "true"
     for c in checked:
         if c.error:
-            print(f"mcpdelta: error: {c.error}", file=sys.stderr)
+            print(f"mcpdelta: error: {_escape(c.error)}", file=sys.stderr)
         elif c.updated:
             print(f"{c.server_id}: wrote baseline {c.baseline_path}")
         else:
@@ -209,40 +207,34 @@ def _report(checked, args, policy) -> None:
           + ", ".join(f"{n} {s}" for s, n in counts.items()))
 
 
-def annotations(checked, limit: int = MAX_ANNOTATIONS) -> str:
-    """GitHub workflow commands for every server, at most ``limit`` of each
-    level, then one line saying how many were left out."""
-    from pipeline.report.github_format import annotation_lines
+def annotations(checked) -> str:
+    """GitHub workflow commands for every server, within GitHub's limits of
+    each kind per step, then one line saying how many were left out."""
+    from pipeline.report.github_format import annotation_lines, cap
 
-    lines, left = [], {}
-    shown = dict.fromkeys(("error", "warning", "notice"), 0)
+    found = []
     for c in checked:
         if c.error:
-            found = [("error", f"::error title=mcpdelta ci::{_escape(c.error)}")]
+            found.append(("error", f"::error title=mcpdelta ci::{_escape(c.error)}"))
         elif c.result:
-            found = annotation_lines(c.result, source=c.baseline_path)
-        else:
-            continue
-        for level, line in found:
-            if shown[level] < limit:
-                shown[level] += 1
-                lines.append(line)
-            else:
-                left[level] = left.get(level, 0) + 1
+            found.extend(annotation_lines(c.result, source=c.baseline_path))
+    lines, left = cap(found)
     if left:
-        text = ", ".join(f"{n} {level}{'s' if n > 1 else ''}" for level, n in sorted(left.items()))
-        lines.append(f"::notice title=mcpdelta ci::{text} more not annotated "
-                     f"(GitHub shows {limit} of each level per step): see the job summary or the SARIF log")
+        lines.append(f"::notice title=mcpdelta ci::{left}: see the job summary or the SARIF log")
     return "".join(line + "\n" for line in lines)
+
+
+def _escape(text: str) -> str:
+    from pipeline.report.safe import visible
+
+    return visible(str(text)).replace("%", "%25")
 
 
 def cell(text) -> str:
     """Text safe inside a Markdown table cell."""
-    return str(text).replace("|", "\\|").replace("\n", " ")
+    from pipeline.report.safe import visible
 
-
-def _escape(text: str) -> str:
-    return str(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return visible(text).replace("|", "\\|")
 
 
 def summary_markdown(checked, verdict: str, grade: str, counts: dict,

@@ -21,6 +21,10 @@ def add_arguments(parser):
                         default=[], help="repeatable")
     parser.add_argument("--semantic", action="store_true",
                         help="attach advisory judge notes (never changes a severity)")
+    parser.add_argument("--show", metavar="SEVERITY", default="DOCUMENTATION",
+                        help="text and markdown: list changes at or above this severity "
+                             "(display only; --fail-on decides the exit status)")
+    parser.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of stdout")
     parser.add_argument("--color", choices=("auto", "always", "never"), default="auto")
     parser.add_argument("--witness", metavar="SEVERITY", default="BREAKING",
                         help="build a witness (a concrete call or result proving the break) for "
@@ -41,6 +45,7 @@ def run(args) -> int:
         raise InputError("OLD and NEW", "only one of them can be read from standard input")
     config = load_config(args.config or find_default())
     cli_overrides = dict(parse_override(text) for text in args.severity_override)
+    show = parse_severity(args.show, "--show")
     fail_on = parse_severity(args.fail_on, "--fail-on", allow_never=True) if args.fail_on else None
     policy = Policy(config.profile, config.fail_on, config.overrides, config.ignores,
                     cli_profile=args.profile, cli_fail_on=fail_on, cli_overrides=cli_overrides,
@@ -58,6 +63,31 @@ def run(args) -> int:
         from pipeline.judge import annotate  # advisory notes; severities untouched
 
         annotate(result, config)
-    colour = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())
-    sys.stdout.write(render(args.format, result, colour=colour))
+    colour = args.color == "always" or (args.color == "auto" and not args.output and sys.stdout.isatty())
+    text = render(args.format, result, colour=colour, show=show)
+    if args.output:
+        write_output(args.output, text)
+    else:
+        sys.stdout.write(text)
     return result.exit_code
+
+
+def write_output(path: str, text: str) -> None:
+    """Write the whole report or nothing: a temporary file renamed over FILE."""
+    import os
+    import tempfile
+
+    from pipeline.errors import InputError
+
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".mcpdelta-", suffix=".tmp")
+    except OSError as exc:
+        raise InputError(path, f"cannot write the report: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace") as out:
+            out.write(text)
+        os.replace(tmp, path)
+    except OSError as exc:
+        os.unlink(tmp)
+        raise InputError(path, f"cannot write the report: {exc.strerror or exc}") from None

@@ -7,11 +7,16 @@ def add_arguments(parser):
 
 
 def run(args) -> int:
+    from pipeline import progress
     from pipeline.lake import Lake
     from pipeline.lake.ingest import rows_from_folder, store
 
-    rows, attempts = rows_from_folder(args.folder)
-    counts = store(Lake(args.lake), rows, attempts)
+    with progress.display():  # stderr, on a terminal only
+        progress.stage("read", args.folder)
+        rows, attempts = rows_from_folder(args.folder)
+        progress.stage("store", f"{len(rows)} captures into {args.lake}")
+        counts = store(Lake(args.lake), rows, attempts)
+        progress.finish(f"{counts['added']} new, {counts['errors']} errors")
     print(f"ingested {counts['rows']} captures from {args.folder}: {counts['added']} new, "
           f"{counts['rows'] - counts['added']} already in {args.lake}, {counts['errors']} errors")
     for row in rows:

@@ -28,6 +28,7 @@ def run(args) -> int:
     import os
     import pathlib
 
+    from pipeline import progress
     from pipeline.errors import InputError
     from pipeline.lake import Lake
     from pipeline.survey import default_report_dir
@@ -47,11 +48,19 @@ def run(args) -> int:
     out = pathlib.Path(args.out) if args.out else default_report_dir(lake)
     engine, policy_id = scope_of(con)
     if args.format == "html":
-        facts = write_report(con, out, engine, policy_id, plots=plots)
+        with progress.display():  # stderr, on a terminal only
+            progress.stage("report", f"{len(plots)} plots")
+            facts = write_report(con, out, engine, policy_id, plots=plots)
         sys.stdout.write(f"report: {facts['html']}\n")
         return 0
     out.mkdir(parents=True, exist_ok=True)
-    facts = gather(con, plots)
-    for name in plots:
-        sys.stdout.write(f"{save_png(render(name, facts), out / f'{name}.png')}\n")
+    written = []
+    with progress.display():
+        progress.stage("query", "the lake")
+        facts = gather(con, plots)
+        progress.stage("plots", f"{len(plots)} PNG files")
+        for i, name in enumerate(plots):
+            written.append(save_png(render(name, facts), out / f"{name}.png"))
+            progress.update(name, i + 1, len(plots))
+    sys.stdout.write("".join(f"{path}\n" for path in written))
     return 0

@@ -28,6 +28,7 @@ def run(args) -> int:
     import shlex
     import tempfile
 
+    from pipeline import progress
     from pipeline.config import find_default, load_config
     from pipeline.engine.policy import Policy
     from pipeline.errors import InputError
@@ -40,9 +41,10 @@ def run(args) -> int:
     work = args.work or tempfile.mkdtemp(prefix="mcpdelta-study-")
     command = "mcpdelta study " + shlex.join(
         [args.servers, "--out", args.out] + (["--config", args.config] if args.config else []))
-    summary = run_study(args.servers, args.out, work=work, policy=policy, config=config,
-                        cache=args.cache, offline=args.offline, captures=args.captures,
-                        workers=args.workers, command=command)
+    with progress.display():  # stderr, on a terminal only
+        summary = run_study(args.servers, args.out, work=work, policy=policy, config=config,
+                            cache=args.cache, offline=args.offline, captures=args.captures,
+                            workers=args.workers, command=command)
     summary["work"] = str(work)
     if args.format == "json":
         sys.stdout.write(json.dumps(summary, indent=2) + "\n")

@@ -34,6 +34,7 @@ def run(args) -> int:
     import datetime as dt
     import json
 
+    from pipeline import progress
     from pipeline.config import find_default, load_config
     from pipeline.engine.policy import Policy, parse_override, parse_severity
     from pipeline.errors import InputError
@@ -56,9 +57,10 @@ def run(args) -> int:
     if args.workers is not None and args.workers < 1:
         raise InputError("--workers", "must be at least 1")
     offline = args.offline or args.servers is None  # the embedded demo needs no registry
-    summary = run_survey(Lake(args.lake), policy, config, servers_file=args.servers,
-                         crawl=not args.no_crawl, pairs=args.pairs, since=since,
-                         report_dir=args.report, workers=args.workers, offline=offline)
+    with progress.display():  # stderr, on a terminal only
+        summary = run_survey(Lake(args.lake), policy, config, servers_file=args.servers,
+                             crawl=not args.no_crawl, pairs=args.pairs, since=since,
+                             report_dir=args.report, workers=args.workers, offline=offline)
     facts = summary.pop("facts")
     if args.format == "json":
         sys.stdout.write(json.dumps(summary, indent=2) + "\n")

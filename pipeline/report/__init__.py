@@ -46,9 +46,9 @@ def headline(result) -> str:
 
 def kind_of(entity_path: str) -> str:
     """'tool', 'prompt', 'resource' or 'resource template' from a change path."""
-    first = entity_path.split("/")[1] if entity_path.count("/") >= 1 else ""
-    return {"tools": "tool", "prompts": "prompt", "resources": "resource",
-            "resourceTemplates": "resource template"}.get(first, "server")
+    from pipeline.report.view import kind_of as of
+
+    return of(entity_path)
 
 
 def witness_text(change, limit: int = 120) -> str | None:

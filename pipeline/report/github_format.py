@@ -1,18 +1,27 @@
-"""GitHub Actions workflow commands: one annotation per unsuppressed change.
+"""GitHub Actions workflow commands: one annotation per unsuppressed change,
+within GitHub's limits, then one summary line.
 
 ``::error`` at or above the failure threshold, ``::warning`` for other
-possible breaks, ``::notice`` for the rest."""
+possible breaks, ``::notice`` for the rest. GitHub shows at most 10
+annotations of each kind per step; the rest would be dropped silently, so
+past ``max_annotations`` of a kind the summary line counts what was left
+out instead. ``mcpdelta ci`` applies the same cap across all its servers."""
 
 from pipeline.report import headline
+from pipeline.report.safe import visible
+from pipeline.report.view import message
+
+MAX_ANNOTATIONS = 10
+KINDS = ("error", "warning", "notice")
 
 
 def _escape(text: str, prop: bool = False) -> str:
-    text = str(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    text = visible(text).replace("%", "%25")
     return text.replace(":", "%3A").replace(",", "%2C") if prop else text
 
 
 def annotation_lines(result, source: str | None = None) -> list[tuple[str, str]]:
-    """(level, workflow command) for each unsuppressed change, located at
+    """(kind, workflow command) for every unsuppressed change, located at
     ``source`` (default: the new side)."""
     lines = []
     file = _escape(source or result.new_source, prop=True)
@@ -20,17 +29,36 @@ def annotation_lines(result, source: str | None = None) -> list[tuple[str, str]]
         if c.suppressed:
             continue
         if result.policy.fails(c):
-            command = "error"
+            kind = "error"
         elif c.severity in ("BREAKING", "POTENTIALLY_BREAKING"):
-            command = "warning"
+            kind = "warning"
         else:
-            command = "notice"
+            kind = "notice"
         title = _escape(f"{c.severity} {c.rule}", prop=True)
-        lines.append((command, f"::{command} file={file},title={title}::{_escape(c.message + ' ' + c.path)}"))
+        lines.append((kind, f"::{kind} file={file},title={title}::{_escape(message(c) + ' ' + c.path)}"))
     return lines
 
 
-def render(result, **_) -> str:
-    lines = [line for _, line in annotation_lines(result)]
-    lines.append(f"mcpdelta: {headline(result)}; grade {result.grade}; {result.verdict}")
+def cap(lines, max_annotations: int = MAX_ANNOTATIONS) -> tuple[list[str], str | None]:
+    """The first ``max_annotations`` lines of each kind, and a note counting
+    the rest (None when nothing was left out)."""
+    written, left, kept = dict.fromkeys(KINDS, 0), dict.fromkeys(KINDS, 0), []
+    for kind, line in lines:
+        if written[kind] >= max_annotations:
+            left[kind] += 1
+        else:
+            written[kind] += 1
+            kept.append(line)
+    if not any(left.values()):
+        return kept, None
+    counts = ", ".join(f"{n} {kind}{'s' if n != 1 else ''}" for kind, n in left.items() if n)
+    return kept, f"{counts} not annotated (GitHub shows {max_annotations} of each kind per step)"
+
+
+def render(result, max_annotations: int = MAX_ANNOTATIONS, **_) -> str:
+    lines, left = cap(annotation_lines(result), max_annotations)
+    summary = f"mcpdelta: {headline(result)}; grade {result.grade}; {result.verdict}"
+    if left:
+        summary += f"; {left}; --format json lists every change"
+    lines.append(visible(summary))
     return "\n".join(lines) + "\n"

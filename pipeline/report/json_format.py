@@ -1,5 +1,7 @@
 import json
 
+from pipeline.report.safe import json_text
+
 
 def render(result, **_) -> str:
-    return json.dumps(result.as_json(), indent=2, ensure_ascii=False) + "\n"
+    return json_text(json.dumps(result.as_json(), indent=2, ensure_ascii=False)) + "\n"

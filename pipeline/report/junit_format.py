@@ -1,30 +1,32 @@
 """JUnit XML: one test case per entity, a failure per change at or above the
-failure threshold, other changes as system-out."""
+failure threshold, other changes as system-out. Every value passes through
+``visible``: XML 1.0 cannot carry most control characters at all."""
 
 import xml.etree.ElementTree as ET
 
 from pipeline.report import groups, kind_of
+from pipeline.report.safe import visible as v
 
 
 def render(result, **_) -> str:
     suites = ET.Element("testsuites", name="mcpdelta")
-    suite = ET.SubElement(suites, "testsuite", name=f"mcpdelta {result.old_source} -> {result.new_source}")
+    suite = ET.SubElement(suites, "testsuite", name=v(f"mcpdelta {result.old_source} -> {result.new_source}"))
     tests = failures = 0
     for entity, changes in groups(result):
         tests += 1
         kind = kind_of(changes[0].path)
         case = ET.SubElement(suite, "testcase", classname=f"mcpdelta.{kind.replace(' ', '_')}",
-                             name=entity if entity is not None else "server", time="0")
+                             name=v(entity) if entity is not None else "server", time="0")
         failing = [c for c in changes if result.policy.fails(c)]
         for c in failing:
-            failure = ET.SubElement(case, "failure", message=f"{c.rule}: {c.message}", type=c.severity)
-            failure.text = f"{c.path}\n{c.note}"
+            failure = ET.SubElement(case, "failure", message=v(f"{c.rule}: {c.message}"), type=c.severity)
+            failure.text = f"{v(c.path)}\n{c.note}"
         failures += bool(failing)
         others = [c for c in changes if c not in failing]
         if others:
             out = ET.SubElement(case, "system-out")
             out.text = "\n".join(
-                f"{'suppressed' if c.suppressed else c.severity} {c.rule} {c.path}: {c.message}"
+                v(f"{'suppressed' if c.suppressed else c.severity} {c.rule} {c.path}: {c.message}")
                 for c in others)
     for node in (suites, suite):
         node.set("tests", str(tests))

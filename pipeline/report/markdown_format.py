@@ -1,34 +1,142 @@
-"""Markdown fit for a pull-request comment."""
+"""Markdown fit for a pull-request comment or a job summary: the verdict and
+a summary table first, then the changes by entity kind and rule, long
+entity lists and the less severe kinds of change collapsed, and the whole
+kept under ``max_chars`` (GitHub holds 65,536 characters in a comment)."""
 
-from pipeline.report import groups, headline, kind_of, witness_text
+import html
+
+from pipeline.report import headline
+from pipeline.report.safe import no_command_lines, visible
+from pipeline.report.view import compact, cut, hidden_count, plural, rule_counts, sections
 
 _ICONS = {"BREAKING": "🔴", "POTENTIALLY_BREAKING": "🟠", "NON_BREAKING": "🟢",
           "DOCUMENTATION": "📝"}
+MAX_CHARS = 60_000
+OPEN_ENTITIES = 10  # entity lists longer than this are collapsed
+_PUNCT = set("\\`*_[]#|~!<>&")
 
 
-def _cell(text) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
+def text(value) -> str:
+    """An untrusted value as literal Markdown: control characters escaped,
+    Markdown punctuation backslashed, HTML special characters as entities."""
+    out = []
+    for char in visible(value):
+        if char in "<>&":
+            out.append(html.escape(char))
+        elif char in _PUNCT:
+            out.append("\\" + char)
+        else:
+            out.append(char)
+    return "".join(out)
 
 
-def render(result, **_) -> str:
+def code(value) -> str:
+    """An untrusted value in a code span (fenced past any backticks in it;
+    a pipe still needs its backslash inside a table)."""
+    body = visible(value).replace("|", "\\|")
+    longest = run = 0
+    for char in body:
+        run = run + 1 if char == "`" else 0
+        longest = max(longest, run)
+    fence = "`" * (longest + 1)
+    pad = " " if body.startswith("`") or body.endswith("`") else ""
+    return f"{fence}{pad}{body}{pad}{fence}"
+
+
+def _entities(kind, entities) -> str:
+    items = compact(entities)
+    names = ", ".join(code(e) for e in items)
+    label = f"{len(entities)} {plural(kind, len(entities))}"
+    if len(items) <= OPEN_ENTITIES:
+        return f"{label}: {names}"
+    return f"<details><summary>{label}</summary>\n\n{names}\n\n</details>"
+
+
+def _group_block(group) -> list:
+    """Markdown lines for one rule group: a heading, the advice, one bullet
+    per statement."""
+    sev = "suppressed" if group.suppressed else group.severity
+    icon = "⚪" if group.suppressed else _ICONS[group.severity]
+    count = f" · {len(group.entities)} {plural(group.kind, len(group.entities))}" if len(group.entities) > 1 else ""
+    out = ["", f"#### {icon} `{group.rule}` ({sev}){count}", ""]
+    if not group.suppressed and group.severity in ("BREAKING", "POTENTIALLY_BREAKING"):
+        out += [f"> {text(group.note)}", ""]
+    return out
+
+
+def _statement_block(group, s) -> list:
+    out = [f"- {text(s.text)}"]
+    if len(s.entities) > 1:
+        listed = _entities(group.kind, s.entities)
+        out += ["", f"  {listed}".replace("\n", "\n  ")] if listed.startswith("<details>") else [f"  {listed}"]
+    if s.ambiguous:
+        out.append("  at " + ", ".join(code(p) for p in s.pointers))
+    if s.prose:
+        old, new = s.prose
+        out.append(f"  <br>old: {text(cut(old))}")
+        out.append(f"  <br>new: {text(cut(new))}")
+    if s.changes[0].suppressed:
+        out.append(f"  <br>suppressed: {text(s.changes[0].suppressed_reason)}")
+    if s.witness:
+        evidence, entity = s.witness
+        where = f" (for {code(entity)})" if entity is not None and len(s.entities) > 1 else ""
+        value = code(evidence) if any(c.witness for c in s.changes) else text(evidence)  # a value, or a note
+        out.append(f"  <br>witness{where}: {value}")
+    for entity, note in s.advisory:
+        where = f" ({code(entity)})" if len(s.entities) > 1 else ""
+        out.append(f"  <br>judge{where}: {text(note)}")
+    return out
+
+
+def render(result, show: str = "DOCUMENTATION", max_chars: int = MAX_CHARS, **_) -> str:
     status = "❌ fail" if result.verdict == "fail" else "✅ pass"
-    out = [
+    head = [
         "## mcpdelta contract diff",
         "",
-        f"**{status}** (fail on `{result.fail_on}`) · grade **{result.grade}** · {headline(result)}",
+        f"**{status}** (fail on `{result.fail_on}`) · grade **{result.grade}** · {text(headline(result))}",
         "",
         "| Severity | Count |",
         "| --- | ---: |",
     ]
-    out += [f"| {_ICONS.get(k, '')} `{k}` | {v} |" for k, v in result.summary.items()]
-    for entity, changes in groups(result):
-        title = "Server" if entity is None else f"{kind_of(changes[0].path).capitalize()} `{_cell(entity)}`"
-        out += ["", f"### {title}", "", "| Severity | Rule | Change | Advice |", "| --- | --- | --- | --- |"]
-        for c in changes:
-            sev = f"~~`{c.severity}`~~ (suppressed: {_cell(c.suppressed_reason)})" if c.suppressed \
-                else f"{_ICONS[c.severity]} `{c.severity}`"
-            evidence = witness_text(c)
-            proof = f"<br>witness: `{_cell(evidence)}`" if c.witness else (
-                f"<br>witness: {_cell(evidence)}" if evidence else "")
-            out.append(f"| {sev} | `{c.rule}` | {_cell(c.message)}<br>`{_cell(c.path)}`{proof} | {_cell(c.note)} |")
-    return "\n".join(out) + "\n"
+    head += [f"| {_ICONS.get(k, '⚪')} `{k}` | {v} |" for k, v in result.summary.items()]
+    fired = rule_counts(result.changes)
+    if fired:
+        head += ["", "| Rule | Severity | Changes |", "| --- | --- | ---: |"]
+        head += [f"| `{r}` | {_ICONS[s]} `{s}` | {n} |" for r, s, n in fired]
+    hidden = hidden_count(result.changes, show)
+    if hidden:
+        head += ["", f"{hidden} change{'s' if hidden != 1 else ''} below `{show}` not shown."]
+
+    blocks = []  # (lines, changes it shows): the unit the size limit keeps or drops
+    for section in sections(result.changes, show):
+        minor = all(g.suppressed or g.severity in ("NON_BREAKING", "DOCUMENTATION") for g in section.groups)
+        title = "Server" if section.kind == "server" else section.title.capitalize()
+        blocks.append(([""] + ([f"<details><summary><b>{title}</b></summary>", ""] if minor
+                                else [f"### {title}"]), 0, "open" if minor else None))
+        for group in section.groups:
+            lines = _group_block(group)
+            first = True
+            for s in group.statements:
+                blocks.append(((lines if first else []) + _statement_block(group, s), len(s.changes), None))
+                first = False
+        if minor:
+            blocks.append((["", "</details>"], 0, "close"))
+
+    out = "\n".join(head)
+    total = sum(n for _, n, _ in blocks)
+    shown_changes = 0
+    reserve = 400  # the closing note and a pending </details>
+    is_open = False
+    for i, (lines, n, mark) in enumerate(blocks):
+        piece = "\n" + "\n".join(lines)
+        if len(out) + len(piece) + reserve > max_chars:
+            left = total - shown_changes
+            if is_open:
+                out += "\n\n</details>"
+            out += (f"\n\n**{left} more change{'s' if left != 1 else ''} left out** to stay under "
+                    f"{max_chars:,} characters; `mcpdelta diff --format json` lists every change.")
+            break
+        out += piece
+        shown_changes += n
+        is_open = {"open": True, "close": False}.get(mark, is_open)
+    return no_command_lines(out) + "\n"

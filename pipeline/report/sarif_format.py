@@ -4,6 +4,7 @@ import json
 
 from pipeline import ENGINE_NAME, __version__
 from pipeline.engine.catalog import RULES
+from pipeline.report.safe import json_text
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
@@ -75,4 +76,4 @@ def render(result, **_) -> str:
                            "fail_on": result.fail_on, "summary": result.summary},
         }],
     }
-    return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+    return json_text(json.dumps(log, indent=2, ensure_ascii=False)) + "\n"

@@ -1,39 +1,76 @@
-"""Plain text for a terminal: grouped by entity, most severe first."""
+"""Plain text for a terminal: a summary block, then the changes by entity
+kind, one statement per rule and message with the entities it holds for."""
 
 import os
 
-from pipeline.report import groups, headline, kind_of, witness_text
+from pipeline.report import headline
+from pipeline.report.safe import no_command_lines, visible
+from pipeline.report.view import compact, cut, hidden_count, plural, rule_counts, sections
 
 _COLOURS = {"BREAKING": "31", "POTENTIALLY_BREAKING": "33", "NON_BREAKING": "32",
             "DOCUMENTATION": "36"}
+MAX_ENTITIES = 20  # names listed per statement before "+N more"
 
 
-def render(result, colour: bool = False, **_) -> str:
+def entity_list(kind, entities, limit) -> str:
+    items = compact(entities)
+    names = ", ".join(visible(e) for e in items[:limit])
+    more = f", +{len(items) - limit} more" if len(items) > limit else ""
+    return f"{len(entities)} {plural(kind, len(entities))}: {names}{more}"
+
+
+def render(result, colour: bool = False, show: str = "DOCUMENTATION",
+           max_entities: int = MAX_ENTITIES, **_) -> str:
     colour = colour and "NO_COLOR" not in os.environ
 
     def paint(text, code):
         return f"\033[{code}m{text}\033[0m" if colour else text
 
-    lines = []
-    for entity, changes in groups(result):
-        title = "server" if entity is None else f"{kind_of(changes[0].path)} {entity}"
-        lines.append(paint(title, "1"))
-        for c in changes:
-            label = f"{c.severity:<20}"
-            if c.suppressed:
-                label = f"{'suppressed':<20}"
-            lines.append(f"  {paint(label, '2' if c.suppressed else _COLOURS[c.severity])} {c.rule}  {c.path}")
-            lines.append(f"      {c.message}")
-            if c.suppressed:
-                lines.append(f"      suppressed: {c.suppressed_reason}")
-            elif c.severity in ("BREAKING", "POTENTIALLY_BREAKING"):
-                lines.append(f"      advice: {c.note}")
-            evidence = witness_text(c)
-            if evidence:
-                lines.append(f"      witness: {evidence}")
-            for note in c.advisory:
-                lines.append(f"      judge: {note.get('summary', note) if isinstance(note, dict) else note}")
-        lines.append("")
     verdict = paint(result.verdict.upper(), "31;1" if result.verdict == "fail" else "32;1")
-    lines.append(f"{headline(result)}; grade {result.grade}; {verdict} (fail on {result.fail_on})")
-    return "\n".join(lines) + "\n"
+    lines = [f"{headline(result)}; grade {result.grade}; {verdict} (fail on {result.fail_on})"]
+    if result.changes:
+        lines.append(f"  {visible(result.old_source)} -> {visible(result.new_source)}")
+        fired = rule_counts(result.changes)
+        if fired:
+            by_severity = {}
+            for rule, severity, n in fired:
+                by_severity.setdefault(severity, []).append(f"{rule} {n}")
+            lines += [f"  {severity}: {', '.join(rules)}" for severity, rules in by_severity.items()]
+        hidden = hidden_count(result.changes, show)
+        if hidden:
+            lines.append(f"  {hidden} change{'s' if hidden != 1 else ''} below {show} not shown (--show)")
+    for section in sections(result.changes, show):
+        lines += ["", paint(section.title, "1")]
+        for group in section.groups:
+            label = f"{'suppressed' if group.suppressed else group.severity:<20}"
+            count = (f"  ({len(group.entities)} {plural(group.kind, len(group.entities))})"
+                     if len(group.entities) > 1 else "")
+            lines.append(f"  {paint(label, '2' if group.suppressed else _COLOURS[group.severity])} "
+                         f"{group.rule}{count}")
+            if not group.suppressed and group.severity in ("BREAKING", "POTENTIALLY_BREAKING"):
+                lines.append(f"      advice: {group.note}")
+            if group.witness_note:
+                lines.append(f"      witness: {visible(group.witness_note)}")
+            for s in group.statements:
+                lines.append(f"    - {visible(s.text)}")
+                if len(s.entities) > 1:
+                    lines.append(f"      {entity_list(group.kind, s.entities, max_entities)}")
+                if s.ambiguous:
+                    lines.append("      at " + ", ".join(visible(p) for p in s.pointers))
+                if s.prose:
+                    old, new = s.prose
+                    lines.append(f"      old: {visible(cut(old))}")
+                    lines.append(f"      new: {visible(cut(new))}")
+                if s.changes[0].suppressed:
+                    lines.append(f"      suppressed: {visible(s.changes[0].suppressed_reason)}")
+                evidence = s.witness
+                if evidence:
+                    text, entity = evidence
+                    where = f" (for {visible(entity)})" if entity is not None and len(s.entities) > 1 else ""
+                    lines.append(f"      witness{where}: {visible(text)}")
+                for entity, note in s.advisory:
+                    where = f" ({visible(entity)})" if len(s.entities) > 1 else ""
+                    lines.append(f"      judge{where}: {visible(note)}")
+    if result.changes:
+        lines += ["", f"{result.verdict.upper()}: {headline(result)}; grade {result.grade}"]
+    return no_command_lines("\n".join(lines)) + "\n"

@@ -14,6 +14,7 @@ import socket
 import time
 import uuid
 
+from pipeline import progress
 from pipeline.errors import InputError
 from pipeline.resources import DEMO_SERVERS
 
@@ -36,7 +37,7 @@ def crawl_stage(servers_file, lake, offline=True, cache=None) -> dict:
     packages = PackageCache(pathlib.Path(cache) if cache else default_cache(),
                             limits.install_timeout_s, offline=offline)
     with tempfile.TemporaryDirectory(prefix="mcpdelta-crawl-") as out:
-        records = asyncio.run(crawl(targets, limits, out, cache=packages))
+        records = asyncio.run(crawl(targets, limits, out, cache=packages, **progress.crawl_callbacks()))
     counts = store(lake, *rows_from_records(records))
     counts["failed"] = [(r.id, r.version, r.error_kind, r.error) for r in records if not r.ok]
     return counts
@@ -67,7 +68,6 @@ def judge_stage(lake, config, engine_version=None, policy_hash=None, environ=Non
 def run_survey(lake, policy, config, *, servers_file=None, crawl=True, pairs="consecutive",
                since=None, report_dir=None, workers=None, offline=True) -> dict:
     """The whole pipeline; returns the summary object CONTRACT.md defines."""
-    from pipeline.lake import new_batch_id
     from pipeline.survey.diffstage import engine_version, policy_hash, run_diff_stage
     from pipeline.survey.report import write_report
 
@@ -84,46 +84,70 @@ def run_survey(lake, policy, config, *, servers_file=None, crawl=True, pairs="co
         if not os.path.exists(servers_file):
             raise InputError(str(servers_file), "no such servers file")
         t = time.perf_counter()
+        progress.stage("crawl", str(servers_file))
         crawled = crawl_stage(servers_file, lake, offline=offline)
         capture_errors = len(crawled["failed"])
+        progress.finish(f"{crawled['rows']} captures, {crawled['added']} new, {capture_errors} failed")
         timings["crawl_s"] = time.perf_counter() - t
     t = time.perf_counter()
-    stats = run_diff_stage(lake, policy, mode=pairs, since=since, workers=workers)
+    progress.stage("diff", "pending version pairs")
+    stats = run_diff_stage(lake, policy, mode=pairs, since=since, workers=workers,
+                           on_batch=progress.on_diff_batch)
+    progress.finish(f"{stats['pairs']} pairs: {stats['pairs_diffed']} diffed, "
+                    f"{stats['pairs_cached']} cached, {stats['errors']} errors")
     timings["diff_s"] = time.perf_counter() - t
     t = time.perf_counter()
+    if config.judges:
+        progress.stage("judge", "prose changes")
     judged = judge_stage(lake, config, engine_version(), policy_hash(policy))
     timings["judge_s"] = time.perf_counter() - t
     t = time.perf_counter()
+    progress.stage("report", "queries and plots")
     engine, policy_id = engine_version(), policy_hash(policy)
     con = lake.connect(engine, policy_id)  # report what this engine and policy found
     report_dir = pathlib.Path(report_dir or default_report_dir(lake))
     facts = write_report(con, report_dir, engine, policy_id)
     timings["report_s"] = time.perf_counter() - t
+    progress.finish(str(facts["html"]))
     timings["total_s"] = time.perf_counter() - clock
+    summary = survey_summary(con, stats, facts, stats["errors"] + capture_errors, timings, judged)
+    record_run(lake, started, summary)
+    summary["facts"] = facts
+    return summary
+
+
+def survey_summary(con, stats, facts, errors, timings, judged) -> dict:
+    """The survey's summary object (CONTRACT.md) from the diff stage's counts
+    and the report's facts."""
     servers, captures = con.execute(
         "SELECT count(DISTINCT server_id), count(*) FROM manifests").fetchall()[0]
-    summary = {
+    return {
         "servers": servers,
         "captures": captures,
         "pairs": stats["pairs"],
         "pairs_diffed": stats["pairs_diffed"],
         "pairs_cached": stats["pairs_cached"],
         "changes": facts["changes"],
-        "errors": stats["errors"] + capture_errors,
+        "errors": errors,
         "report": str(facts["html"]),
         "timings": {k: round(v, 3) for k, v in timings.items()},
         "judges": {k: judged.get(k, 0) for k in ("judged", "cached", "errors")},
     }
+
+
+def record_run(lake, started, summary, command="survey") -> None:
+    """The run's row in the lake's ``runs`` table: the CLI and the Prefect
+    flow write the same one."""
+    from pipeline.lake import new_batch_id
+
     lake.append("runs", [{
         "run_id": uuid.uuid4().hex, "started_at": started,
         "finished_at": dt.datetime.now(dt.timezone.utc), "user": _user(),
-        "host": socket.gethostname(), "command": "survey",
-        "servers": servers, "captures": captures, "pairs": stats["pairs"],
-        "pairs_diffed": stats["pairs_diffed"], "pairs_cached": stats["pairs_cached"],
+        "host": socket.gethostname(), "command": command,
+        "servers": summary["servers"], "captures": summary["captures"], "pairs": summary["pairs"],
+        "pairs_diffed": summary["pairs_diffed"], "pairs_cached": summary["pairs_cached"],
         "errors": summary["errors"], "summary_json": json.dumps(summary, sort_keys=True),
     }], new_batch_id())
-    summary["facts"] = facts
-    return summary
 
 
 def default_report_dir(lake) -> pathlib.Path:

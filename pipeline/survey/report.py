@@ -17,6 +17,7 @@ import io
 import os
 import pathlib
 
+from pipeline import progress
 from pipeline.engine.catalog import SEVERITIES
 
 from pipeline.resources import SQL_DIR as SQL
@@ -167,9 +168,20 @@ def _stacked_bars(axis, labels, counts_by_label) -> list:
     return left
 
 
+def _break_at(totals) -> float | None:
+    """Where to cut a count axis so one spike does not flatten the rest: past
+    the second-largest value when the largest is over three times it."""
+    ranked = sorted(totals)
+    if len(ranked) >= 2 and ranked[-2] > 0 and ranked[-1] > 3 * ranked[-2]:
+        return ranked[-2] * 1.6
+    return None
+
+
 def plot_rule_frequencies(rules, top=25):
     """Horizontal bars: unsuppressed changes per rule, stacked by severity
-    (rows of ``rule_frequencies``); the ``top`` most frequent rules."""
+    (rows of ``rule_frequencies``); the ``top`` most frequent rules, each
+    with its total. A bar more than three times the next is cut at the
+    axis (a broken scale) and says its total there."""
     by_rule = {}
     for row in _rows(rules):
         by_rule.setdefault(row["rule"], {})[row["severity"]] = row["changes"]
@@ -181,7 +193,16 @@ def plot_rule_frequencies(rules, top=25):
         _empty(axis)
     left = _stacked_bars(axis, shown, [by_rule[r] for r in shown])
     if shown:
-        axis.set_xlim(0, max(left) * 1.04)
+        cut = _break_at(left)
+        limit = cut or max(left) * 1.12
+        axis.set_xlim(0, limit)
+        for y, total in enumerate(left):
+            if cut and total > cut:
+                axis.annotate(f"{total} ▸ (axis cut)", (limit, y), xytext=(-4, 0), textcoords="offset points",
+                              ha="right", va="center", fontsize="x-small", color="white", fontweight="bold")
+            else:
+                axis.annotate(str(total), (total, y), xytext=(3, 0), textcoords="offset points",
+                              va="center", fontsize="x-small")
     axis.set_xlabel("changes (unsuppressed)")
     axis.set_ylabel("rule")
     _integer_ticks(axis.xaxis)
@@ -192,96 +213,97 @@ def plot_rule_frequencies(rules, top=25):
     return figure
 
 
+def _count_scale(axis, highest):
+    """A count axis that one spike cannot flatten: linear up to 10, then
+    symmetric-log (linear below 1, so 0 stays on the axis)."""
+    from matplotlib.ticker import FixedLocator, NullLocator
+
+    if highest <= 10:
+        axis.set_ylim(-0.3, highest * 1.25 + 0.8)
+        _integer_ticks(axis.yaxis)
+        return "breaking changes"
+    axis.set_yscale("symlog", linthresh=1, linscale=0.5)
+    ticks = [0, 1] + [10 ** k for k in range(1, len(str(int(highest))))]
+    axis.yaxis.set_major_locator(FixedLocator(ticks))
+    axis.yaxis.set_minor_locator(NullLocator())
+    axis.set_yticklabels([str(t) for t in ticks])
+    axis.set_ylim(-0.2, highest * 2)
+    return "breaking changes (log scale)"
+
+
 def plot_breaking_by_version(rows, top=10):
-    """One line per server: breaking changes shipped at each release
-    (rows of ``breaking_by_version``); the ``top`` servers that broke most."""
+    """One line per server: the breaking changes each release shipped, at
+    the date it came out (rows of ``breaking_by_version``: the publish date,
+    else the first capture); the ``top`` servers that broke most. A log
+    scale once one release passes 10, the largest releases named."""
+    from matplotlib.dates import AutoDateLocator, ConciseDateFormatter
+
     servers = {}
     for row in _rows(rows):
-        servers.setdefault(row["server_id"], []).append(row)
+        if row.get("released_at") is not None:
+            servers.setdefault(row["server_id"], []).append(row)
     ranked = sorted(servers, key=lambda s: (-sum(r["breaking"] or 0 for r in servers[s]), s))[:top]
     figure = _figure(9, 4.2)
     axis = figure.subplots()
     if not ranked:
         _empty(axis)
-    # versions over the points while they stay readable, staggered per
-    # server so two servers' labels at one place do not print over each other
-    label_versions = len(ranked) <= 3 and max((len(servers[s]) for s in ranked), default=0) <= 12
-    for k, (server, name) in enumerate(zip(sorted(ranked), _labels(sorted(ranked)))):
-        points = servers[server]
-        xs = list(range(1, len(points) + 1))
-        ys = [r["breaking"] or 0 for r in points]
-        line, = axis.plot(xs, ys, marker="o", label=name)
-        for x, y, r in zip(xs, ys, points) if label_versions else ():
-            axis.annotate(str(r["version"]), (x, y), textcoords="offset points",
-                          xytext=(0, 7 + 9 * (k % 3)), ha="center", fontsize="x-small",
-                          color=line.get_color())
-    axis.set_xlabel("release of the server (in version order; 1 = first diffed release)")
-    axis.set_ylabel("breaking changes")
-    _integer_ticks(axis.xaxis)
-    _integer_ticks(axis.yaxis)
-    axis.margins(x=0.08)
-    highest = max([p["breaking"] or 0 for s in ranked for p in servers[s]] + [1])
-    axis.set_ylim(-0.3, highest * 1.25 + 0.8)
+        axis.set_title("Breaking changes per server over time")
+        return figure
+    points = [(r, server) for server in ranked for r in servers[server]]
+    largest = sorted((p for p in points if (p[0]["breaking"] or 0) > 0),
+                     key=lambda p: -(p[0]["breaking"] or 0))[:4]
+    for server, name in zip(sorted(ranked), _labels(sorted(ranked))):
+        series = sorted(servers[server], key=lambda r: r["released_at"])
+        axis.plot([r["released_at"] for r in series], [r["breaking"] or 0 for r in series],
+                  marker="o", markersize=4, label=name)
+    for r, server in largest:
+        axis.annotate(f"{server} {r['version']}: {r['breaking']}", (r["released_at"], r["breaking"]),
+                      textcoords="offset points", xytext=(5, 4), fontsize="x-small", color="#333")
+    axis.set_ylabel(_count_scale(axis, max(r["breaking"] or 0 for r, _ in points)))
+    locator = AutoDateLocator()
+    axis.xaxis.set_major_locator(locator)
+    axis.xaxis.set_major_formatter(ConciseDateFormatter(locator))
+    axis.set_xlabel("release date (publish date; capture date when unknown)")
     more = f" (top {len(ranked)} of {len(servers)})" if len(servers) > len(ranked) else ""
-    axis.set_title("Breaking changes per server over versions" + more)
-    if ranked:
-        axis.legend(**_LEGEND_RIGHT)
+    axis.set_title("Breaking changes per server over time" + more)
+    axis.legend(**_LEGEND_RIGHT)
     return figure
 
 
-def _periods(rows):
-    """Bucket releases by crawl date: day, ISO week or month, whichever
-    gives a readable number of bars."""
-    dates = [r["captured_at"] for r in rows if r.get("captured_at") is not None]
-    if not dates:
-        return None, None
-    span = (max(dates) - min(dates)).days
-    if span <= 45:
-        return "crawl date (day)", lambda d: d.strftime("%Y-%m-%d")
-    if span <= 7 * 40:
-        return "crawl date (ISO week)", lambda d: "%d-W%02d" % d.isocalendar()[:2]
-    return "crawl date (month)", lambda d: d.strftime("%Y-%m")
-
-
-def plot_severity_mix(releases, limit=40):
-    """100 %-stacked bars: the severity mix of the changes that arrived,
-    by crawl date when captures span several periods (nightly crawls), else
-    by each server's n-th release in version order (package sweeps crawled
-    at once). Rows of ``analysis/severity_by_release``."""
-    rows = [r for r in _rows(releases) if r["severity"] is not None and r["changes"]]
-    label, bucket = _periods(rows)
-    if bucket is not None and len({bucket(r["captured_at"]) for r in rows}) < 2:
-        bucket = None
-    if bucket is None:
-        label, bucket = "release of the server (in version order; 1 = first capture)", None
+def plot_severity_mix(releases, top=20):
+    """100 %-stacked bars, one per server: the severity mix of every
+    unsuppressed change its releases brought, ``n`` the number of changes
+    (rows of ``analysis/severity_by_release``); the ``top`` servers with the
+    most changes. Servers are never pooled: one server's large release
+    cannot stand for another's."""
     counts = {}
-    for r in rows:
-        key = bucket(r["captured_at"]) if bucket else r["position"]
-        counts.setdefault(key, {}).setdefault(r["severity"], 0)
-        counts[key][r["severity"]] += r["changes"]
-    keys = sorted(counts)[-limit:]
-    figure = _figure(9, 4.2)
+    for r in _rows(releases):
+        if r["severity"] is not None and r["changes"]:
+            server = counts.setdefault(r["server_id"], {})
+            server[r["severity"]] = server.get(r["severity"], 0) + r["changes"]
+    ranked = sorted(counts, key=lambda s: (sum(counts[s].values()), s))[-top:]
+    figure = _figure(9, 0.36 * max(len(ranked), 3) + 1.6)
     axis = figure.subplots()
-    if not keys:
+    if not ranked:
         _empty(axis)
-        axis.set_title("Severity mix of the changes")
+        axis.set_title("Severity mix per server")
         return figure
-    xs = list(range(len(keys)))
-    totals = [sum(counts[k].values()) for k in keys]
-    bottom = [0.0] * len(keys)
+    labels = _labels(ranked)
+    totals = [sum(counts[s].values()) for s in ranked]
+    left = [0.0] * len(ranked)
     for severity in SEVERITIES:
-        share = [100.0 * counts[k].get(severity, 0) / t for k, t in zip(keys, totals)]
-        axis.bar(xs, share, bottom=bottom, color=COLOURS[severity], label=severity, width=0.7)
-        bottom = [a + b for a, b in zip(bottom, share)]
-    for x, total in zip(xs, totals):
-        axis.annotate(f"n={total}", (x, 100), textcoords="offset points", xytext=(0, 3),
-                      ha="center", fontsize="x-small")
-    axis.set_xticks(xs, [str(k) for k in keys], rotation=45 if len(keys) > 8 else 0,
-                    ha="right" if len(keys) > 8 else "center", fontsize="small")
-    axis.set_xlabel(label)
-    axis.set_ylabel("share of changes (%)")
-    axis.set_ylim(0, 112)
-    axis.set_title("Severity mix of the changes")
+        share = [100.0 * counts[s].get(severity, 0) / t for s, t in zip(ranked, totals)]
+        if any(share):
+            axis.barh(labels, share, left=left, color=COLOURS[severity], label=severity, height=0.7)
+        left = [a + b for a, b in zip(left, share)]
+    for y, total in enumerate(totals):
+        axis.annotate(f"n={total}", (100, y), textcoords="offset points", xytext=(4, 0),
+                      va="center", fontsize="x-small")
+    axis.set_xlim(0, 112)
+    axis.set_xlabel("share of the server's changes (%)")
+    axis.set_ylabel("server")
+    more = f" (top {len(ranked)} of {len(counts)})" if len(counts) > len(ranked) else ""
+    axis.set_title("Severity mix per server" + more)
     axis.legend(**_LEGEND_RIGHT)
     return figure
 
@@ -424,7 +446,7 @@ def plot_server_timeline(releases, semver=None, servers=None, limit=6, last=30):
                               fontsize="x-small", color="#777")
                 continue
             under = row["honest"] is False
-            axis.annotate(row["declared"] + (" (under)" if under else ""), (x, top),
+            axis.annotate(f"{top} · {row['declared']}" + (" (under)" if under else ""), (x, top),
                           textcoords="offset points", xytext=(0, 3), ha="center",
                           fontsize="x-small", color="#c62828" if under else "#333",
                           fontweight="bold" if under else "normal")
@@ -453,20 +475,32 @@ class Plot:
     title: str
     queries: tuple     # sql/ names whose rows the function takes, in order
     function: object
+    caption: str       # one line under the figure: how to read it
 
 
 PLOTS = {p.name: p for p in (
-    Plot("rule_frequencies", "Rule frequencies", ("rule_frequencies",), plot_rule_frequencies),
-    Plot("breaking_by_version", "Breaking changes over versions", ("breaking_by_version",),
-         plot_breaking_by_version),
-    Plot("severity_mix", "Severity mix", ("analysis/severity_by_release",), plot_severity_mix),
-    Plot("semver_honesty", "Semver honesty", ("semver_honesty",), plot_semver_honesty),
-    Plot("description_drift", "Description drift", ("description_drift",), plot_description_drift),
+    Plot("rule_frequencies", "Rule frequencies", ("rule_frequencies",), plot_rule_frequencies,
+         "Each bar is one rule: how many changes it reported across all servers and releases, coloured "
+         "by severity; a bar that says \u201caxis cut\u201d is longer than the axis shows."),
+    Plot("breaking_by_version", "Breaking changes over time", ("breaking_by_version",),
+         plot_breaking_by_version,
+         "Each point is one release of one server, at its publish date: the breaking changes it brought "
+         "against the release before; above 10 the scale is logarithmic, so small releases stay visible."),
+    Plot("severity_mix", "Severity mix per server", ("analysis/severity_by_release",), plot_severity_mix,
+         "Each bar is one server: the share of its changes at each severity over all its releases; "
+         "n is how many changes the shares are of."),
+    Plot("semver_honesty", "Semver honesty", ("semver_honesty",), plot_semver_honesty,
+         "Left: each release step by the bump its version number declared (rows) and the grade its changes "
+         "earned (columns); red cells under-bumped. Right: the same steps per server."),
+    Plot("description_drift", "Description drift", ("description_drift",), plot_description_drift,
+         "Each bar is one server: how many of its descriptions, titles and instructions changed, "
+         "coloured by the prose classifier's verdict."),
     Plot("server_timeline", "Server timeline", ("analysis/severity_by_release", "semver_honesty"),
-         plot_server_timeline),
+         plot_server_timeline,
+         "One panel per server, one bar per release in version order: the changes it brought by severity, "
+         "and above it the bump its version number declared."),
 )}
-SURVEY_PLOTS = ("rule_frequencies", "breaking_by_version")   # the survey's own page
-ALL_PLOTS = tuple(PLOTS)                                     # `mcpdelta report`
+ALL_PLOTS = tuple(PLOTS)  # the survey's page and `mcpdelta report` alike
 
 
 def render(name: str, facts):
@@ -485,7 +519,7 @@ def save_png(figure, path, dpi=110) -> pathlib.Path:
 
 # --- the report -------------------------------------------------------------
 
-def gather(con, plots=SURVEY_PLOTS) -> dict:
+def gather(con, plots=ALL_PLOTS) -> dict:
     totals = {s: 0 for s in SEVERITIES}
     suppressed = 0
     for row in query(con, "severity_totals"):
@@ -506,7 +540,7 @@ def gather(con, plots=SURVEY_PLOTS) -> dict:
     }
 
 
-def write_report(con, folder, engine, policy_id, plots=SURVEY_PLOTS) -> dict:
+def write_report(con, folder, engine, policy_id, plots=ALL_PLOTS) -> dict:
     """Write survey.md and survey.html into ``folder``; return the facts.
     ``plots`` names the figures the page carries (see ``PLOTS``)."""
     facts = gather(con, plots)
@@ -557,29 +591,40 @@ def markdown(facts) -> str:
 
 
 def _entities(names, shown=3) -> str:
-    text = ", ".join(names[:shown])
-    return text + (f" … ({len(names)} entities)" if len(names) > shown else "")
+    """The first few entities in natural order, then how many more."""
+    from pipeline.report.view import natural_key
+
+    names = sorted(names, key=natural_key)
+    text = ", ".join(str(n) for n in names[:shown])
+    return text + (f" +{len(names) - shown} more" if len(names) > shown else "")
 
 
 def _svg(figure) -> str:
+    """The figure as inline SVG, the same bytes for the same figure: no date
+    in its metadata, element ids from a fixed salt."""
+    import matplotlib
+
     buffer = io.StringIO()
-    figure.savefig(buffer, format="svg")
+    with matplotlib.rc_context({"svg.hashsalt": "mcpdelta"}):
+        figure.savefig(buffer, format="svg", metadata={"Date": None})
     text = buffer.getvalue()
     return text[text.index("<svg"):]
 
 
 def page(facts) -> str:
     e = html.escape
-    plots = facts.get("plots", SURVEY_PLOTS)
+    plots = facts.get("plots", ALL_PLOTS)
     sections = []
-    for name in plots:
+    for i, name in enumerate(plots):
+        progress.update(f"plot {name}", i, len(plots))
         svg = _svg(render(name, facts))
-        sections.append(f'<h2 id="{name}">{e(PLOTS[name].title)}</h2>{svg}')
+        sections.append(f'<h2 id="{name}">{e(PLOTS[name].title)}</h2><figure>{svg}'
+                        f'<figcaption>{e(PLOTS[name].caption)}</figcaption></figure>')
     rows = "".join(
         f"<tr><td>{e(b['server_id'])}</td><td>{e(str(b['old_version']))}</td>"
         f"<td>{e(str(b['new_version']))}</td><td><code>{e(b['rule'])}</code></td>"
-        f"<td>{e(b['entity'] or '(server)')}</td><td>{e(b['message'])}</td></tr>"
-        for b in facts["breaking"])
+        f"<td>{b['changes']}</td><td>{b['witnessed']}</td><td>{e(_entities(b['entities']))}</td></tr>"
+        for b in facts["rows"]["breaking_by_release"])
     totals = "".join(f"<tr><td><code>{k}</code></td><td>{v}</td></tr>"
                      for k, v in facts["changes"].items())
     under = ""
@@ -594,13 +639,17 @@ def page(facts) -> str:
 <html lang="en"><head><meta charset="utf-8"><title>mcpdelta survey</title>
 <style>body{{font-family:system-ui,sans-serif;max-width:70em;margin:2em auto;padding:0 1em}}
 table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:.25em .5em;text-align:left}}
-svg{{max-width:100%;height:auto}}</style></head><body>
+svg{{max-width:100%;height:auto}}figure{{margin:0 0 1.5em}}
+figcaption{{color:#444;font-size:.9em;max-width:60em}}</style></head><body>
 <h1>mcpdelta survey</h1>
 <p>Engine <code>{e(facts['engine'])}</code>, policy <code>{e(facts['policy'])}</code>.</p>
 <table><tr><th>Severity</th><th>Changes</th></tr>{totals}</table>
 {"".join(sections)}
 <h2>Breaking changes</h2>
-<table><tr><th>Server</th><th>From</th><th>To</th><th>Rule</th><th>Entity</th><th>Message</th></tr>{rows}</table>
+<p>Per release step and rule; <em>witnessed</em>: proved by a concrete call or result
+(<code>mcpdelta diff</code> shows each change and its witness).</p>
+<table><tr><th>Server</th><th>From</th><th>To</th><th>Rule</th><th>Changes</th><th>Witnessed</th>
+<th>Entities</th></tr>{rows}</table>
 {under}
 </body></html>
 """

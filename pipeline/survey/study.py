@@ -22,6 +22,7 @@ import socket
 import time
 import uuid
 
+from pipeline import progress
 from pipeline.errors import InputError
 
 SECOND_PASS = {"name": "mcpdelta-survey-second-pass", "version": "0.0.2"}
@@ -42,7 +43,9 @@ def capture_passes(servers_file, work, cache=None, offline=False) -> list:
                                          ("pass-b", ClientIdentity(**SECOND_PASS), True)):
         folder = pathlib.Path(work) / name
         packages = PackageCache(cache, limits.install_timeout_s, offline=pass_offline)
-        asyncio.run(crawl(targets, limits, folder, cache=packages, client=identity))
+        progress.stage(name, "captures")
+        asyncio.run(crawl(targets, limits, folder, cache=packages, client=identity,
+                          **progress.crawl_callbacks()))
         folders.append(folder)
     return folders
 
@@ -95,13 +98,21 @@ def run_study(servers_file, out, *, work, policy, config, cache=None, offline=Fa
     from pipeline.lake.ingest import store
 
     lakes = {"steps": Lake(str(work / "lake")), "latest": Lake(str(work / "lake-latest"))}
+    progress.stage("store", f"{len(folders)} capture passes")
     rows, attempts = read_passes(folders)  # parsed once, stored in both lakes
     for lake in lakes.values():
         store(lake, rows, attempts)
-    stats = {"steps": run_diff_stage(lakes["steps"], policy, mode="consecutive", workers=workers),
-             "latest": run_diff_stage(lakes["latest"], policy, mode="latest", workers=workers)}
+    progress.finish(f"{len(rows)} captures, {len(attempts)} attempts")
+    stats = {}
+    for key, mode in (("steps", "consecutive"), ("latest", "latest")):
+        progress.stage(f"diff {key}", "pending version pairs")
+        stats[key] = run_diff_stage(lakes[key], policy, mode=mode, workers=workers,
+                                    on_batch=progress.on_diff_batch)
+        progress.finish(f"{stats[key]['pairs']} pairs, {stats[key]['errors']} errors")
     timings["diff_s"] = time.perf_counter() - t
     t = time.perf_counter()
+    if config.judges:
+        progress.stage("judge", "prose changes")
     judged = judge_stage(lakes["steps"], config, engine_version(), policy_hash(policy))
     timings["judge_s"] = time.perf_counter() - t
     timings["total_s"] = time.perf_counter() - clock
@@ -122,6 +133,7 @@ def run_study(servers_file, out, *, work, policy, config, cache=None, offline=Fa
         "pairs_cached": stats["steps"]["pairs_cached"], "errors": stats["steps"]["errors"],
         "summary_json": json.dumps(summary, sort_keys=True)}], new_batch_id())
 
+    progress.stage("write-up", str(out / "README.md"))
     facts = write(lakes["steps"].connect(engine, policy_id), lakes["latest"].connect(engine, policy_id),
                   out, servers_file=servers_file)
     summary["readme"] = str(facts["readme"])

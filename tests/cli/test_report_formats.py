@@ -92,21 +92,25 @@ def test_github_threshold_moves_annotation_levels():
     assert sum(l.startswith("::warning") for l in lines) == 3
 
 
-def test_markdown_has_a_verdict_a_summary_table_and_a_section_per_entity(mixed):
+def test_markdown_has_a_verdict_a_summary_table_and_a_section_per_kind(mixed):
     text = render("markdown", mixed)
     assert text.startswith("## mcpdelta contract diff")
     assert "**❌ fail**" in text
     assert "| 🔴 `BREAKING` | 2 |" in text
-    assert "### Tool `search`" in text and "### Server" in text
+    assert "| `tool.input.property.removed` | 🔴 `BREAKING` | 1 |" in text
+    assert "### Tools (1)" in text and "<summary><b>Server</b></summary>" in text  # documentation only: collapsed
     assert "suppressed: bound is enforced upstream" in text
+    assert text.index("| Severity | Count |") < text.index("### Tools")
 
 
-def test_text_groups_by_entity_most_severe_first(breaking):
+def test_text_starts_with_the_summary_and_groups_by_kind_most_severe_first(breaking):
     text = render("text", breaking)
-    assert text.index("tool search") < text.index("server")
-    lines = [l for l in text.splitlines() if l.startswith("  ") and not l.startswith("      ")]
-    severities = [l.split()[0] for l in lines]
-    assert severities == ["BREAKING", "BREAKING", "BREAKING", "DOCUMENTATION"]
+    first = text.splitlines()[0]
+    assert first == "4 changes (3 BREAKING, 1 DOCUMENTATION); grade major; FAIL (fail on BREAKING)"
+    assert text.index("\nserver\n") < text.index("\ntools (1)\n")
+    tools = text[text.index("\ntools (1)\n"):]
+    heads = [l.split()[0] for l in tools.splitlines() if l.startswith("  ") and not l.startswith("   ")]
+    assert heads == ["BREAKING", "BREAKING", "BREAKING"]
     assert "\033[" not in text
 
 

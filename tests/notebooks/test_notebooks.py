@@ -112,3 +112,25 @@ def test_notebook_shows_versions_that_declare_no_bump(name, undeclared_lake):
 def test_a_server_filter_matching_nothing_fails_the_notebook(fixture_lake):
     with pytest.raises(nbclient.exceptions.CellExecutionError, match="matches none"):
         execute(NOTEBOOKS / "rule_frequencies.py", LAKE=str(fixture_lake), SERVERS=["nope"])
+
+
+def test_nbconvert_executes_a_notebook_with_only_mcpdelta_lake_set(demo_lake, tmp_path):
+    """As the README runs one: paired to .ipynb, executed by `jupyter
+    nbconvert --execute`, nothing injected; the lake comes from the
+    environment."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    jupyter = pathlib.Path(sys.executable).with_name("jupyter")
+    ipynb = tmp_path / "rule_frequencies.ipynb"
+    jupytext.write(jupytext.read(NOTEBOOKS / "rule_frequencies.py"), ipynb)
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "MCPDELTA_LAKE": str(demo_lake)}
+    done = subprocess.run([str(jupyter), "nbconvert", "--to", "notebook", "--execute", "--output",
+                           "executed.ipynb", str(ipynb)], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    executed = nbformat.reads((tmp_path / "executed.ipynb").read_text(), as_version=4)
+    assert outputs(executed, "image/png")
+    assert "demo-notes" in text(executed) and "injected-parameters" not in json.dumps(executed)

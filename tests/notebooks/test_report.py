@@ -5,7 +5,7 @@ import struct
 
 import pytest
 
-from pipeline.survey.report import ALL_PLOTS, SURVEY_PLOTS, frame, open_lake, query
+from pipeline.survey.report import ALL_PLOTS, PLOTS, frame, open_lake, query
 
 
 def png_size(path):
@@ -77,8 +77,36 @@ def test_an_empty_lake_still_reports(report, tmp_path):
     assert len(list((tmp_path / "out").glob("*.png"))) == len(ALL_PLOTS)
 
 
-def test_survey_page_keeps_its_two_plots():
-    assert SURVEY_PLOTS == ("rule_frequencies", "breaking_by_version")
+def test_every_plot_has_a_one_line_caption_in_the_page(demo_lake, report, tmp_path):
+    import html
+
+    assert report("--lake", demo_lake, "--out", tmp_path).returncode == 0
+    text = (tmp_path / "survey.html").read_text()
+    for plot in PLOTS.values():
+        assert "\n" not in plot.caption and len(plot.caption) > 40
+        assert f"<figcaption>{html.escape(plot.caption)}</figcaption>" in text
+
+
+@pytest.mark.parametrize("lake", ["demo_lake", "fixture_lake"])
+def test_the_survey_and_report_write_the_same_page(lake, report, tmp_path, request):
+    lake = request.getfixturevalue(lake)
+    assert report("--lake", lake, "--out", tmp_path).returncode == 0
+    surveyed = lake.parent / "survey-report"
+    assert (tmp_path / "survey.html").read_bytes() == (surveyed / "survey.html").read_bytes()
+    assert (tmp_path / "survey.md").read_bytes() == (surveyed / "survey.md").read_bytes()
+
+
+def test_breaking_rows_are_aggregated_per_step_and_rule(fixture_lake, report, tmp_path):
+    from pipeline.lake import Lake
+
+    assert report("--lake", fixture_lake, "--out", tmp_path).returncode == 0
+    text = (tmp_path / "survey.html").read_text()
+    table = text[text.index("<h2>Breaking changes</h2>"):]
+    table = table[: table.index("</table>")]
+    con = Lake(str(fixture_lake)).connect()
+    groups = con.execute("SELECT count(*) FROM (SELECT DISTINCT server_id, old_version, new_version, rule "
+                         "FROM changes WHERE severity = 'BREAKING' AND NOT suppressed)").fetchone()[0]
+    assert groups > 0 and table.count("<tr><td>") == groups
 
 
 def test_open_lake_filters_servers_by_glob(fixture_lake):
@@ -86,7 +114,9 @@ def test_open_lake_filters_servers_by_glob(fixture_lake):
     assert con.execute("SELECT DISTINCT server_id FROM changes").fetchall() == [("beta",)]
     assert con.execute("SELECT DISTINCT server_id FROM manifests").fetchall() == [("beta",)]
     rows = frame(con, "breaking_by_version").to_dicts()
-    assert rows == [{"server_id": "beta", "version": "0.10.0", "breaking": 1, "changes": 2}]
+    assert [{k: r[k] for k in ("server_id", "version", "breaking", "changes")} for r in rows] == [
+        {"server_id": "beta", "version": "0.10.0", "breaking": 1, "changes": 2}]
+    assert rows[0]["released_at"] is not None
     with pytest.raises(ValueError, match="matches none"):
         open_lake(fixture_lake, ["gamma"])
 

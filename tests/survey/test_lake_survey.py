@@ -84,7 +84,7 @@ def test_survey_no_crawl_json_summary(ingested, mcpdelta, tmp_path):
     report = tmp_path / "report" / "survey.html"
     assert summary["report"] == str(report)
     page = report.read_text()
-    assert page.count("<svg") == 2
+    assert page.count("<svg") == 6  # every plot: the page `mcpdelta report` writes
     assert "tool.removed" in page and "tool.input.enum.narrowed" in page
     assert "tool.removed" in (tmp_path / "report" / "survey.md").read_text()
 

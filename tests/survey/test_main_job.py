@@ -27,7 +27,7 @@ def test_survey_with_no_arguments_writes_a_lake_and_a_report(first_run):
     assert (cwd / "lake" / "manifests").is_dir()
     report = cwd / "lake-report" / "survey.html"
     assert result.stdout.strip().splitlines()[-1] == f"report: {report}"
-    assert report.read_text().count("<svg") == 2
+    assert report.read_text().count("<svg") == 6  # every plot: the page `mcpdelta report` writes
 
 
 def test_survey_finds_the_demo_servers_designed_changes(first_run):
