@@ -66,14 +66,14 @@ def test_when_every_judge_fails_the_jury_says_so(llm, model, judge_one):
 
 
 def test_judges_are_asked_side_by_side(llm, model, judge_one):
+    """Each judge's answer takes 1.5 s: the second request arrives while the
+    first is still unanswered, which a one-after-the-other jury cannot do."""
     a, b = model("a"), model("b")
-    llm.script(a, S.answer(0.9, delay=0.6))
-    llm.script(b, S.answer(0.9, delay=0.6))
-    import time
-
-    started = time.monotonic()
+    llm.script(a, S.answer(0.9, delay=1.5))
+    llm.script(b, S.answer(0.9, delay=1.5))
     judge_one(a, b)
-    assert time.monotonic() - started < 1.15   # one after the other would take 1.2 s
+    [first], [second] = llm.requests(a), llm.requests(b)
+    assert abs(first["at"] - second["at"]) < 1.5
 
 
 def test_combine_ignores_skipped_judges():
