@@ -20,6 +20,7 @@ import argparse
 import json
 import pathlib
 import random
+import resource
 import statistics
 import subprocess
 import sys
@@ -135,17 +136,26 @@ def _peer(install: bool):
 PLAYWRIGHT = ROOT / "data" / "survey" / "captures" / "playwright-mcp"
 
 
+def _cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def _interleaved(cmds: dict, repeat: int) -> dict:
-    """Median wall time of each command, one run of each per round."""
+    """Median (wall, CPU) seconds of each command, one run of each per
+    round. CPU time (user + system of the child) barely moves with the
+    machine's load; wall time does."""
     times = {name: [] for name in cmds}
+    cpus = {name: [] for name in cmds}
     for cmd in cmds.values():  # warm the page cache
         subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
     for _ in range(repeat):
         for name, cmd in cmds.items():
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), _cpu()
             subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
             times[name].append(time.perf_counter() - start)
-    return {name: statistics.median(t) for name, t in times.items()}
+            cpus[name].append(_cpu() - cpu)
+    return {name: (statistics.median(times[name]), statistics.median(cpus[name])) for name in cmds}
 
 
 def real_pair(folder: pathlib.Path, script, peer, repeat: int) -> None:
@@ -173,12 +183,13 @@ def real_pair(folder: pathlib.Path, script, peer, repeat: int) -> None:
         tb.write_text(json.dumps(json.loads(new.read_text())["tools"]))
         cmds["mcp-compat 0.1.0"] = [str(peer), str(ta), str(tb)]
     times = _interleaved(cmds, repeat)
-    print(f"whole process, interleaved (median of {repeat}, bytecode compiled)")
-    for name, seconds in times.items():
-        print(f"  {name:<46} {seconds * 1e3:7.1f} ms")
+    print(f"whole process, interleaved (median of {repeat}, bytecode compiled): wall, CPU")
+    for name, (wall, cpu) in times.items():
+        print(f"  {name:<46} {wall * 1e3:7.1f} ms  {cpu * 1e3:7.1f} ms")
     if peer is not None:
-        print(f"  mcpdelta diff (witnesses on) / mcp-compat = "
-              f"{times['mcpdelta diff --format json'] / times['mcp-compat 0.1.0']:.2f}")
+        ours, theirs = times["mcpdelta diff --format json"], times["mcp-compat 0.1.0"]
+        print(f"  mcpdelta diff (witnesses on) / mcp-compat = {ours[0] / theirs[0]:.2f} wall, "
+              f"{ours[1] / theirs[1]:.2f} CPU")
 
 
 def main(argv=None) -> int:

@@ -18,10 +18,12 @@ import os
 import pathlib
 
 from pipeline import __version__
-from pipeline.lake import new_batch_id
 from pipeline.survey import PAIR_MODES
 
 from pipeline.resources import SQL_DIR as SQL
+
+# pipeline.lake (pyarrow) is imported where it is used: a pool worker runs
+# its initializer (die_with_parent) before it loads anything heavy
 
 
 def engine_version() -> str:
@@ -273,6 +275,8 @@ def run_diff_stage(lake, policy, mode="consecutive", since=None, workers=None,
                    batch_size=1000, on_batch=None, servers=None) -> dict:
     """Diff every pending pair (of ``servers``, when given); return counts
     for the survey summary."""
+    from pipeline.lake import new_batch_id
+
     engine, policy_id = engine_version(), policy_hash(policy)
     if servers is None:
         lake.remove_orphans()  # only a whole-lake run may tidy up after others

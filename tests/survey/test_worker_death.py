@@ -49,6 +49,14 @@ def _children(pid):
     return out
 
 
+def _threads(pid):
+    try:
+        status = pathlib.Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return 0
+    return int(next(line.split()[1] for line in status.splitlines() if line.startswith("Threads:")))
+
+
 def _alive(pid):
     try:
         stat = pathlib.Path(f"/proc/{pid}/stat").read_text()
@@ -74,7 +82,12 @@ def test_sigkill_mid_diff_leaves_no_worker_and_a_rerun_has_no_duplicates(tmp_pat
             time.sleep(0.05)
         assert survey.poll() is None, "the survey ended before its diff pool started"
         assert len(workers) >= 2, "no diff pool workers seen"
-        time.sleep(0.5)  # well into the diff
+        # past start-up: the initializer has run once a worker has a second
+        # thread (its parent watchdog); only then is it protected
+        while time.monotonic() < deadline and survey.poll() is None and not all(
+                _threads(p) >= 2 for p in workers):
+            time.sleep(0.05)
+        time.sleep(0.3)  # into the diff
         helpers = _children(survey.pid)  # the workers and the resource tracker
         os.kill(survey.pid, signal.SIGKILL)
         survey.wait(timeout=10)
