@@ -6,12 +6,11 @@ networks; a diff is deterministic and is not retried) and choose where tasks
 run:
 
     python -m flows.survey --lake lake                        # this machine
-    python -m flows.survey --lake s3://bucket/lake --task-runner dask --address tcp://scheduler:8786
+    python -m flows.survey --lake /shared/lake --task-runner dask --address tcp://scheduler:8786
     python -m flows.survey --task-runner ray --address ray://head:10001
 
 On a cluster the diff stage fans out one task per group of servers; the
-lake must then be a location every worker can reach (object storage, or a
-shared disk). ``flows/nightly.py`` serves the nightly deployment.
+lake must then be a folder every worker can reach (a shared disk). ``flows/nightly.py`` serves the nightly deployment.
 """
 
 import argparse
@@ -90,7 +89,8 @@ def drift_task(lake_root, policy, report_dir):
 
 @flow(name="mcpdelta-crawl")
 def crawl_flow(servers_file: str, lake: str = "lake", offline: bool = False):
-    return crawl_task(servers_file, lake, offline)
+    with Lake(lake).writing():  # one writer per lake; the flow holds it for its tasks
+        return crawl_task(servers_file, lake, offline)
 
 
 def _diff(lake, policy, pairs, since, fan_out, group_size=50):
@@ -116,12 +116,14 @@ def _diff(lake, policy, pairs, since, fan_out, group_size=50):
 def diff_flow(lake: str = "lake", config_file: str | None = None, pairs: str = "consecutive",
               since: str | None = None, fan_out: bool = False):
     _, policy = _policy(config_file)
-    return _diff(lake, policy, pairs, since, fan_out)
+    with Lake(lake).writing():
+        return _diff(lake, policy, pairs, since, fan_out)
 
 
 @flow(name="mcpdelta-judge")
 def judge_flow(lake: str = "lake", config_file: str | None = None):
-    return judge_task(lake, config_file)
+    with Lake(lake).writing():
+        return judge_task(lake, config_file)
 
 
 @flow(name="mcpdelta-survey")
@@ -131,11 +133,12 @@ def survey_flow(servers_file: str | None = None, lake: str = "lake", config_file
     from pipeline.survey import DEMO_SERVERS
 
     _, policy = _policy(config_file)
-    crawled = crawl_task(str(servers_file or DEMO_SERVERS), lake, offline) if crawl else None
-    diffed = _diff(lake, policy, pairs, since, fan_out)
-    judged = judge_task(lake, config_file)
-    reported = report_task(lake, policy, report_dir)
-    drift = drift_task(lake, policy, report_dir)
+    with Lake(lake).writing():
+        crawled = crawl_task(str(servers_file or DEMO_SERVERS), lake, offline) if crawl else None
+        diffed = _diff(lake, policy, pairs, since, fan_out)
+        judged = judge_task(lake, config_file)
+        reported = report_task(lake, policy, report_dir)
+        drift = drift_task(lake, policy, report_dir)
     return {"crawl": crawled, "diff": diffed, "judge": judged, "drift": drift, **reported}
 
 

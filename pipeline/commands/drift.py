@@ -48,8 +48,7 @@ def run(args) -> int:
                     cli_profile=args.profile,
                     cli_overrides=dict(parse_override(t) for t in args.severity_override))
     lake = Lake(args.lake)
-    if not lake.remote and not os.path.isdir(lake.base):
-        raise InputError(args.lake, "no such lake (run mcpdelta ingest or mcpdelta survey first)")
+    lake.require()
     engine, policy_id = engine_version(), policy_hash(policy)
     con = lake.connect(engine, policy_id)
     try:

@@ -34,8 +34,7 @@ def run(args) -> int:
     from pipeline.survey.report import ALL_PLOTS, gather, open_lake, render, save_png, scope_of, write_report
 
     lake = Lake(args.lake)
-    if not lake.remote and not os.path.isdir(lake.base):
-        raise InputError(args.lake, "no such lake folder")
+    lake.require()
     unknown = [p for p in args.plot if p not in ALL_PLOTS]
     if unknown:
         raise InputError("--plot", f"unknown plot {unknown[0]!r}; one of {', '.join(ALL_PLOTS)}")

@@ -21,6 +21,8 @@ def add_arguments(parser):
     parser.add_argument("--config", metavar="FILE", help="config file (default: .mcpdelta.yml here)")
     parser.add_argument("--workers", type=int, metavar="N", help="diff worker processes (default: one per core)")
     parser.add_argument("--format", choices=("text", "json"), default="text")
+    parser.add_argument("--wait", action="store_true",
+                        help="if another mcpdelta is writing the lake, wait for it (default: fail at once)")
 
 
 def run(args) -> int:
@@ -40,9 +42,16 @@ def run(args) -> int:
     work = args.work or tempfile.mkdtemp(prefix="mcpdelta-study-")
     command = "mcpdelta study " + shlex.join(
         [args.servers, "--out", args.out] + (["--config", args.config] if args.config else []))
-    summary = run_study(args.servers, args.out, work=work, policy=policy, config=config,
-                        cache=args.cache, offline=args.offline, captures=args.captures,
-                        workers=args.workers, command=command)
+    import os
+
+    from pipeline.lake import Lake
+
+    if os.path.exists(work) and not os.path.isdir(work):  # before its lakes are locked
+        raise InputError(str(work), "is a file; --work names a folder")
+    with Lake(f"{work}/lake").writing(args.wait), Lake(f"{work}/lake-latest").writing(args.wait):
+        summary = run_study(args.servers, args.out, work=work, policy=policy, config=config,
+                            cache=args.cache, offline=args.offline, captures=args.captures,
+                            workers=args.workers, command=command)
     summary["work"] = str(work)
     if args.format == "json":
         sys.stdout.write(json.dumps(summary, indent=2) + "\n")

@@ -28,6 +28,8 @@ def add_arguments(parser):
                              "or never (default: BREAKING)")
     parser.add_argument("--offline", action="store_true",
                         help="no registry look-ups or installs for version sweeps")
+    parser.add_argument("--wait", action="store_true",
+                        help="if another mcpdelta is writing the lake, wait for it (default: fail at once)")
 
 
 def run(args) -> int:
@@ -56,9 +58,13 @@ def run(args) -> int:
     if args.workers is not None and args.workers < 1:
         raise InputError("--workers", "must be at least 1")
     offline = args.offline or args.servers is None  # the embedded demo needs no registry
-    summary = run_survey(Lake(args.lake), policy, config, servers_file=args.servers,
-                         crawl=not args.no_crawl, pairs=args.pairs, since=since,
-                         report_dir=args.report, workers=args.workers, offline=offline)
+    lake = Lake(args.lake)
+    if args.no_crawl:
+        lake.require()  # nothing to survey: never create an empty lake
+    with lake.writing(args.wait):
+        summary = run_survey(lake, policy, config, servers_file=args.servers,
+                             crawl=not args.no_crawl, pairs=args.pairs, since=since,
+                             report_dir=args.report, workers=args.workers, offline=offline)
     facts = summary.pop("facts")
     if args.format == "json":
         sys.stdout.write(json.dumps(summary, indent=2) + "\n")

@@ -128,9 +128,7 @@ def run_survey(lake, policy, config, *, servers_file=None, crawl=True, pairs="co
 
 
 def default_report_dir(lake) -> pathlib.Path:
-    """Next to the lake: ``<lake>-report`` for a local lake."""
-    if lake.remote:
-        return pathlib.Path("survey-report")
+    """Next to the lake: ``<lake>-report``."""
     return pathlib.Path(lake.base + "-report")
 
 
