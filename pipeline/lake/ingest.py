@@ -244,7 +244,7 @@ def _crawl_log(folder: str, warn) -> dict:
             if not isinstance(entry, dict):
                 raise TypeError
             server_id, version = entry["id"], entry["version"]
-            if not isinstance(server_id, str) or not isinstance(version, str):
+            if not _text(server_id) or not _text(version):
                 raise TypeError
         except (ValueError, KeyError, TypeError, RecursionError):
             skipped += bool(line.strip())  # a torn last line of an interrupted crawl, or junk
@@ -252,16 +252,28 @@ def _crawl_log(folder: str, warn) -> dict:
         clean = {"id": server_id, "version": version}
         for name, kind in _LOG_FIELDS.items():
             value = entry.get(name)
-            if isinstance(value, kind) and not (kind is int and isinstance(value, bool)):
+            if isinstance(value, kind) and not (kind is int and isinstance(value, bool)) \
+                    and (kind is not str or _text(value)):
                 clean[name] = value
         if isinstance(clean.get("client"), dict):
-            clean["client"] = {k: v for k, v in clean["client"].items() if isinstance(v, str)}
+            clean["client"] = {k: v for k, v in clean["client"].items() if _text(v)}
         if clean.get("duration_ms") is not None and not 0 <= clean["duration_ms"] < 2 ** 63:
             del clean["duration_ms"]
         log[(server_id, version)] = clean
     if skipped:
         warn(f"mcpdelta: {path}: {skipped} line(s) skipped (not a crawl-log entry)")
     return log
+
+
+def _text(value) -> bool:
+    """A string the lake can store (a JSON escape can spell a lone surrogate)."""
+    if not isinstance(value, str):
+        return False
+    try:
+        value.encode("utf-8")
+        return True
+    except UnicodeEncodeError:
+        return False
 
 
 def store(lake, rows, attempts=()) -> dict:

@@ -188,7 +188,12 @@ def _untidy(d) -> dict:
 
     log = {"id": "alpha", "version": "1.0.0", "ok": True, "client": "me", "duration_ms": "slow",
            "captured_at": 12, "transport": ["stdio"]}
-    (folder("log-wrong-types") / "crawl-log.jsonl").write_text(json.dumps(log) + "\n[1, 2]\n\"x\"\n")
+    surrogate = '{"id": "\\ud800", "version": "1", "ok": false}'  # a lone surrogate, JSON-escaped
+    (folder("log-wrong-types") / "crawl-log.jsonl").write_text(
+        json.dumps(log) + "\n[1, 2]\n\"x\"\n" + surrogate + "\n")
+    odd = folder("surrogates")
+    (odd / "alpha" / "5.0.0.json").write_text('{"instructions": "\\ud800", "tools": []}')
+    (odd / "alpha" / "6.0.0.json").write_text('{"tools": [{"name": "t", "description": "\\udc00"}]}')
     target = folder("log-is-a-folder") / "crawl-log.jsonl"
     if target.exists():
         target.unlink()

@@ -89,7 +89,15 @@ def test_a_crawl_log_of_wrong_types_is_read_for_what_it_holds(folder, tmp_path):
     alpha = [a for a in attempts if a["server_id"] == "alpha" and a["version"] == "1.0.0"]
     assert alpha and alpha[0]["client"] is None and alpha[0]["duration_ms"] is None
     assert alpha[0]["transport"] is None and alpha[0]["attempted_at"] is None
-    assert any("2 line(s) skipped" in w for w in warnings)
+    assert any("3 line(s) skipped" in w for w in warnings)
+
+
+def test_lone_surrogates_become_error_rows(folder, mcpdelta, tmp_path):
+    result = mcpdelta("ingest", folder / "captures-surrogates", "--lake", tmp_path / "lake")
+    assert result.returncode == 0, result.stderr
+    con = Lake(str(tmp_path / "lake")).connect()
+    errors = dict(con.execute("SELECT version, error FROM manifests WHERE NOT ok AND server_id = 'alpha'").fetchall())
+    assert "surrogate" in errors["5.0.0"] and "surrogate" in errors["6.0.0"]
 
 
 @pytest.mark.parametrize("name,warning", [("log-is-a-folder", "is a directory"),
