@@ -133,6 +133,10 @@ def _apply(config, key, node, path, where):
             value = _scalar(value_node, line, name)
             if not value.isdigit() or int(value) < 1:
                 raise InputError(line, f"{name} must be a positive whole number, got {value!r}")
+            if name == "max_depth" and int(value) > DEFAULT_MAX_DEPTH:
+                # the engine's walks recurse per level: deeper is Python's limit, not ours
+                raise InputError(line, f"max_depth can only be lowered: at most {DEFAULT_MAX_DEPTH} levels, "
+                                       f"got {value}")
             setattr(config, name, int(value))
     elif key == "judges":
         data = yaml.SafeLoader("").construct_document(node)  # checked by compose_yaml

@@ -94,6 +94,10 @@ def parse_lockfile(doc, source: str) -> Lockfile:
         if not isinstance(raw, dict):
             raise InputError(source, f"{where} must be a mapping")
         semver, digest, embedded = raw.get("semver"), raw.get("contract_digest"), raw.get("contract")
+        if isinstance(semver, (int, float)) and not isinstance(semver, bool):
+            # YAML read 1.10 as the number 1.1: never guess what was written
+            raise InputError(source, f"{where}.semver is a YAML number ({semver!r}), not a version: "
+                                     "quote it as written (semver: \"1.10.0\")")
         if not isinstance(semver, str) or not _SEMVER.fullmatch(semver):
             raise InputError(source, f"{where}.semver {semver!r} is not a semantic version like 1.0.0 (quote it)")
         if not isinstance(digest, str) or not digest:

@@ -61,6 +61,7 @@ def build(folder) -> list:
     put("nan-limit.yml", "limits: {max_bytes: .nan}\n")
     put("negative-limit.yml", "limits: {max_depth: -3}\n")
     put("zero-limit.yml", "limits: {max_depth: 0}\n")
+    put("huge-depth-limit.yml", "limits: {max_depth: 100000000}\n")
     put("binary.yml", b"profile: \xff\xfe\n")
     put("unknown-key.yml", "colour: blue\n")
 
@@ -101,7 +102,7 @@ def build(folder) -> list:
     case("diff surrogate name", ["diff", ok, d / "surrogate.json", "--format", "json"])
     case("diff non-UTF-8 file name", ["diff", ok, d / os.fsdecode(b"caf\xe9.json")], "ok")
     for config in ("bomb.yml", "recursive.yml", "deep.yml", "nan-limit.yml", "negative-limit.yml",
-                   "zero-limit.yml", "binary.yml", "unknown-key.yml", "fifo.json", "zero.json",
+                   "zero-limit.yml", "huge-depth-limit.yml", "binary.yml", "unknown-key.yml", "fifo.json", "zero.json",
                    "a-folder.json", "missing.yml"):
         case(f"diff --config {config}", ["diff", ok, ok, "--config", d / config])
     for lock in ("lock-bomb.yaml", "lock-recursive.yaml", "lock-true.yaml", "lock-float.yaml",
