@@ -10,7 +10,8 @@ run:
     python -m flows.survey --task-runner ray --address ray://head:10001
 
 On a cluster the diff stage fans out one task per group of servers; the
-lake must then be a folder every worker can reach (a shared disk). ``flows/nightly.py`` serves the nightly deployment.
+lake must then be a folder every worker can reach (a shared disk).
+``flows/nightly.py`` serves the nightly deployment.
 """
 
 import argparse

@@ -13,7 +13,7 @@ HELP = "write the survey report with every plot (single-file HTML) or each plot 
 
 
 def add_arguments(parser):
-    parser.add_argument("--lake", metavar="LAKE", default="lake", help="lake folder or URI (default: ./lake)")
+    parser.add_argument("--lake", metavar="LAKE", default="lake", help="lake folder or file:// URI (default: ./lake)")
     parser.add_argument("--out", metavar="DIR",
                         help="output folder (default: next to the lake, <lake>-report)")
     parser.add_argument("--format", choices=("html", "png"), default="html",
@@ -25,7 +25,6 @@ def add_arguments(parser):
 
 
 def run(args) -> int:
-    import os
     import pathlib
 
     from pipeline.errors import InputError

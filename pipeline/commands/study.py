@@ -27,12 +27,14 @@ def add_arguments(parser):
 
 def run(args) -> int:
     import json
+    import os
     import shlex
     import tempfile
 
     from pipeline.config import find_default, load_config
     from pipeline.engine.policy import Policy
     from pipeline.errors import InputError
+    from pipeline.lake import Lake
     from pipeline.survey.study import run_study
 
     config = load_config(args.config or find_default())
@@ -42,10 +44,6 @@ def run(args) -> int:
     work = args.work or tempfile.mkdtemp(prefix="mcpdelta-study-")
     command = "mcpdelta study " + shlex.join(
         [args.servers, "--out", args.out] + (["--config", args.config] if args.config else []))
-    import os
-
-    from pipeline.lake import Lake
-
     if os.path.exists(work) and not os.path.isdir(work):  # before its lakes are locked
         raise InputError(str(work), "is a file; --work names a folder")
     with Lake(f"{work}/lake").writing(args.wait), Lake(f"{work}/lake-latest").writing(args.wait):
