@@ -55,7 +55,7 @@ def local_path(root: str) -> str:
 
 class Lake:
     def __init__(self, root: str):
-        self.root = root.rstrip("/") or "/"
+        self.root = root.rstrip("/") or root
         self.base = local_path(self.root)
 
     def folder(self, table: str) -> str:
