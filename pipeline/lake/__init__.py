@@ -61,9 +61,6 @@ class Lake:
     def folder(self, table: str) -> str:
         return f"{self.base}/{table}/{VERSION}"
 
-    def exists(self) -> bool:
-        return os.path.isdir(self.base)
-
     def require(self) -> None:
         """``InputError`` unless the lake is a folder that exists (for readers)."""
         if os.path.isdir(self.base):
