@@ -1,7 +1,8 @@
 """The bad-input suite (``tests/hostile/cases.py``) as tests: every case in
-a real process, each ending as expected, no traceback, no hang. The lake
-cases (each opens a lake: slower) run with ``-m slow``; ``python -m
-tests.hostile.run`` runs them all and prints the counts."""
+a real process, each ending as expected, no traceback, no hang. The whole
+suite (about 130 processes, a few minutes here) runs with ``-m slow``, or
+as ``python -m tests.hostile.run``, which prints the counts; the default
+run keeps the before-stop checks and ``test_messages.py``'s cases."""
 
 import pytest
 
@@ -31,6 +32,7 @@ def test_before_stop_checks(tmp_path, mcpdelta):
         assert bad in line and problem in line
 
 
+@pytest.mark.slow
 def test_every_fast_case_ends_cleanly(tmp_path):
     cases = [c for c in build(tmp_path) if not c[3]]
     assert len(cases) > 80
