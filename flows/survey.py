@@ -6,12 +6,12 @@ networks; a diff is deterministic and is not retried) and choose where tasks
 run:
 
     python -m flows.survey --lake lake                        # this machine
-    python -m flows.survey --lake s3://bucket/lake --task-runner dask --address tcp://scheduler:8786
+    python -m flows.survey --lake /shared/lake --task-runner dask --address tcp://scheduler:8786
     python -m flows.survey --task-runner ray --address ray://head:10001
 
 On a cluster the diff stage fans out one task per group of servers; the
-lake must then be a location every worker can reach (object storage, or a
-shared disk). ``flows/nightly.py`` serves the nightly deployment.
+lake must then be a folder every worker can reach (a shared disk).
+``flows/nightly.py`` serves the nightly deployment.
 """
 
 import argparse
@@ -90,7 +90,8 @@ def drift_task(lake_root, policy, report_dir):
 
 @flow(name="mcpdelta-crawl")
 def crawl_flow(servers_file: str, lake: str = "lake", offline: bool = False):
-    return crawl_task(servers_file, lake, offline)
+    with Lake(lake).writing():  # one writer per lake; the flow holds it for its tasks
+        return crawl_task(servers_file, lake, offline)
 
 
 def _diff(lake, policy, pairs, since, fan_out, group_size=50):
@@ -116,12 +117,14 @@ def _diff(lake, policy, pairs, since, fan_out, group_size=50):
 def diff_flow(lake: str = "lake", config_file: str | None = None, pairs: str = "consecutive",
               since: str | None = None, fan_out: bool = False):
     _, policy = _policy(config_file)
-    return _diff(lake, policy, pairs, since, fan_out)
+    with Lake(lake).writing():
+        return _diff(lake, policy, pairs, since, fan_out)
 
 
 @flow(name="mcpdelta-judge")
 def judge_flow(lake: str = "lake", config_file: str | None = None):
-    return judge_task(lake, config_file)
+    with Lake(lake).writing():
+        return judge_task(lake, config_file)
 
 
 @flow(name="mcpdelta-survey")
@@ -141,25 +144,26 @@ def survey_flow(servers_file: str | None = None, lake: str = "lake", config_file
     started, clock = dt.datetime.now(dt.timezone.utc), time.perf_counter()
     timings = {"crawl_s": 0.0, "diff_s": 0.0, "judge_s": 0.0, "report_s": 0.0}
     _, policy = _policy(config_file)
-    t = time.perf_counter()
-    crawled = crawl_task(str(servers_file or DEMO_SERVERS), lake, offline) if crawl else None
-    timings["crawl_s"] = time.perf_counter() - t
-    t = time.perf_counter()
-    diffed = _diff(lake, policy, pairs, since, fan_out)
-    timings["diff_s"] = time.perf_counter() - t
-    t = time.perf_counter()
-    judged = judge_task(lake, config_file)
-    timings["judge_s"] = time.perf_counter() - t
-    t = time.perf_counter()
-    reported = report_task(lake, policy, report_dir)
-    drift = drift_task(lake, policy, report_dir)
-    timings["report_s"] = time.perf_counter() - t
-    timings["total_s"] = time.perf_counter() - clock
-    errors = diffed["errors"] + (crawled["failed"] if crawled else 0)
-    summary = survey_summary(Lake(lake).connect(), diffed, {"changes": reported["changes"],
-                                                             "html": reported["report"]},
-                             errors, timings, judged)
-    record_run(Lake(lake), started, summary)
+    with Lake(lake).writing():  # one writer per lake; the flow holds it for its tasks
+        t = time.perf_counter()
+        crawled = crawl_task(str(servers_file or DEMO_SERVERS), lake, offline) if crawl else None
+        timings["crawl_s"] = time.perf_counter() - t
+        t = time.perf_counter()
+        diffed = _diff(lake, policy, pairs, since, fan_out)
+        timings["diff_s"] = time.perf_counter() - t
+        t = time.perf_counter()
+        judged = judge_task(lake, config_file)
+        timings["judge_s"] = time.perf_counter() - t
+        t = time.perf_counter()
+        reported = report_task(lake, policy, report_dir)
+        drift = drift_task(lake, policy, report_dir)
+        timings["report_s"] = time.perf_counter() - t
+        timings["total_s"] = time.perf_counter() - clock
+        errors = diffed["errors"] + (crawled["failed"] if crawled else 0)
+        summary = survey_summary(Lake(lake).connect(), diffed, {"changes": reported["changes"],
+                                                                 "html": reported["report"]},
+                                 errors, timings, judged)
+        record_run(Lake(lake), started, summary)
     logger = get_run_logger()
     for line in text(summary, {"breaking": [], "rules": []}).splitlines():
         logger.info(line)  # the CLI's summary: counts, timings, and last the report path

@@ -10,7 +10,7 @@ import importlib
 import sys
 
 from pipeline import __version__
-from pipeline.errors import InputError
+from pipeline.errors import InputError, describe_os_error
 
 # name -> (module with add_arguments(parser) and run(args) -> int, help line)
 COMMANDS = {
@@ -78,8 +78,11 @@ def main(argv=None) -> int:
     except InputError as exc:
         print(f"mcpdelta: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        return 0
+    except OSError as exc:  # the file system refused (full, read-only): a line, not a traceback
+        print(f"mcpdelta: error: {describe_os_error(exc)}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("mcpdelta: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:
-        return 0

@@ -54,21 +54,10 @@ def load_config(path: str | None) -> Config:
         return config
     import yaml  # only a run that has a config file pays for the YAML parser
 
-    try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-    except FileNotFoundError:
-        raise InputError(path, "no such config file") from None
-    except UnicodeDecodeError:
-        raise InputError(path, "config file is not valid UTF-8") from None
-    except OSError as exc:
-        raise InputError(path, f"cannot read config file: {exc.strerror or exc}") from None
-    try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = f":{mark.line + 1}" if mark else ""
-        raise InputError(f"{path}{line}", f"invalid YAML: {getattr(exc, 'problem', None) or exc}") from None
+    from pipeline.inputs import compose_yaml, read_text
+
+    # bounded: a FIFO or /dev/zero is refused, an alias bomb or a recursive alias too
+    root = compose_yaml(read_text(path, what="config file"), path)
     if root is None:
         return config
     if not isinstance(root, yaml.MappingNode):
@@ -144,9 +133,13 @@ def _apply(config, key, node, path, where):
             value = _scalar(value_node, line, name)
             if not value.isdigit() or int(value) < 1:
                 raise InputError(line, f"{name} must be a positive whole number, got {value!r}")
+            if name == "max_depth" and int(value) > DEFAULT_MAX_DEPTH:
+                # the engine's walks recurse per level: deeper is Python's limit, not ours
+                raise InputError(line, f"max_depth can only be lowered: at most {DEFAULT_MAX_DEPTH} levels, "
+                                       f"got {value}")
             setattr(config, name, int(value))
     elif key == "judges":
-        data = yaml.safe_load(yaml.serialize(node))
+        data = yaml.SafeLoader("").construct_document(node)  # checked by compose_yaml
         if data is None:
             return
         if not isinstance(data, list):

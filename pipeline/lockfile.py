@@ -17,6 +17,7 @@ import yaml
 
 from pipeline import contract as C
 from pipeline.errors import InputError
+from pipeline.inputs import load_yaml, read_text
 
 LOCK_VERSION = 1
 DEFAULT_SEMVER = "1.0.0"
@@ -74,26 +75,13 @@ class Lockfile:
 
 
 def read_lockfile(path: str) -> Lockfile:
-    try:
-        with open(path, encoding="utf-8") as handle:
-            doc = yaml.safe_load(handle)
-    except FileNotFoundError:
-        raise InputError(path, "no such lockfile") from None
-    except IsADirectoryError:
-        raise InputError(path, "is a directory, not a lockfile") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(path, f"cannot read: {getattr(exc, 'strerror', None) or exc}") from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        at = f" at line {mark.line + 1}" if mark else ""
-        raise InputError(path, f"invalid YAML{at}") from None
-    return parse_lockfile(doc, path)
+    return parse_lockfile(load_yaml(read_text(path, what="lockfile"), path), path)
 
 
 def parse_lockfile(doc, source: str) -> Lockfile:
     if not isinstance(doc, dict):
         raise InputError(source, "a lockfile is a mapping with version, generated_for and tools")
-    if doc.get("version") != LOCK_VERSION:
+    if type(doc.get("version")) is not int or doc["version"] != LOCK_VERSION:  # not true, not 1.0
         raise InputError(source, f"unsupported lockfile version {doc.get('version')!r} (expected {LOCK_VERSION})")
     tools = doc.get("tools")
     if tools is None:
@@ -106,6 +94,10 @@ def parse_lockfile(doc, source: str) -> Lockfile:
         if not isinstance(raw, dict):
             raise InputError(source, f"{where} must be a mapping")
         semver, digest, embedded = raw.get("semver"), raw.get("contract_digest"), raw.get("contract")
+        if isinstance(semver, (int, float)) and not isinstance(semver, bool):
+            # YAML read 1.10 as the number 1.1: never guess what was written
+            raise InputError(source, f"{where}.semver is a YAML number ({semver!r}), not a version: "
+                                     "quote it as written (semver: \"1.10.0\")")
         if not isinstance(semver, str) or not _SEMVER.fullmatch(semver):
             raise InputError(source, f"{where}.semver {semver!r} is not a semantic version like 1.0.0 (quote it)")
         if not isinstance(digest, str) or not digest:
@@ -269,13 +261,7 @@ def declared_versions(pairs=(), versions_file=None) -> dict:
     ``declared_versions:`` block) and ``--declared NAME=VERSION`` (which win)."""
     declared = {}
     if versions_file:
-        try:
-            with open(versions_file, encoding="utf-8") as handle:
-                doc = yaml.safe_load(handle)
-        except FileNotFoundError:
-            raise InputError(versions_file, "no such versions file") from None
-        except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-            raise InputError(versions_file, f"cannot read: {getattr(exc, 'strerror', None) or 'invalid YAML'}") from None
+        doc = load_yaml(read_text(versions_file, what="versions file"), versions_file)
         if isinstance(doc, dict) and isinstance(doc.get("declared_versions"), dict):
             doc = doc["declared_versions"]
         if not isinstance(doc, dict):

@@ -23,7 +23,7 @@ HELP = "report which servers' descriptions and other prose moved, with the judge
 
 
 def add_arguments(parser):
-    parser.add_argument("--lake", metavar="LAKE", default="lake", help="lake folder or URI (default: ./lake)")
+    parser.add_argument("--lake", metavar="LAKE", default="lake", help="lake folder or file:// URI (default: ./lake)")
     parser.add_argument("--since", metavar="DATE",
                         help="only changes whose newer release was captured on or after DATE (ISO date)")
     parser.add_argument("--format", choices=("text", "markdown", "json", "html"), default="text")
@@ -33,8 +33,6 @@ def add_arguments(parser):
 
 
 def run(args) -> int:
-    import os
-
     from pipeline.config import find_default, load_config
     from pipeline.engine.policy import Policy, parse_override
     from pipeline.errors import InputError
@@ -47,8 +45,7 @@ def run(args) -> int:
                     cli_profile=args.profile,
                     cli_overrides=dict(parse_override(t) for t in args.severity_override))
     lake = Lake(args.lake)
-    if not lake.remote and not os.path.isdir(lake.base):
-        raise InputError(args.lake, "no such lake (run mcpdelta ingest or mcpdelta survey first)")
+    lake.require()
     engine, policy_id = engine_version(), policy_hash(policy)
     con = lake.connect(engine, policy_id)
     try:

@@ -3,7 +3,9 @@
 
 def add_arguments(parser):
     parser.add_argument("folder", metavar="DIR", help="DIR/<server-id>/<version>.json")
-    parser.add_argument("--lake", metavar="LAKE", default="lake", help="lake folder or URI (default: ./lake)")
+    parser.add_argument("--lake", metavar="LAKE", default="lake", help="lake folder or file:// URI (default: ./lake)")
+    parser.add_argument("--wait", action="store_true",
+                        help="if another mcpdelta is writing the lake, wait for it (default: fail at once)")
 
 
 def run(args) -> int:
@@ -11,11 +13,13 @@ def run(args) -> int:
     from pipeline.lake import Lake
     from pipeline.lake.ingest import rows_from_folder, store
 
+    lake = Lake(args.lake)
     with progress.display():  # stderr, on a terminal only
         progress.stage("read", args.folder)
         rows, attempts = rows_from_folder(args.folder)
         progress.stage("store", f"{len(rows)} captures into {args.lake}")
-        counts = store(Lake(args.lake), rows, attempts)
+        with lake.writing(args.wait):
+            counts = store(lake, rows, attempts)
         progress.finish(f"{counts['added']} new, {counts['errors']} errors")
     print(f"ingested {counts['rows']} captures from {args.folder}: {counts['added']} new, "
           f"{counts['rows'] - counts['added']} already in {args.lake}, {counts['errors']} errors")

@@ -13,7 +13,7 @@ HELP = "write the survey report with every plot (single-file HTML) or each plot 
 
 
 def add_arguments(parser):
-    parser.add_argument("--lake", metavar="LAKE", default="lake", help="lake folder or URI (default: ./lake)")
+    parser.add_argument("--lake", metavar="LAKE", default="lake", help="lake folder or file:// URI (default: ./lake)")
     parser.add_argument("--out", metavar="DIR",
                         help="output folder (default: next to the lake, <lake>-report)")
     parser.add_argument("--format", choices=("html", "png"), default="html",
@@ -25,7 +25,6 @@ def add_arguments(parser):
 
 
 def run(args) -> int:
-    import os
     import pathlib
 
     from pipeline import progress
@@ -35,8 +34,7 @@ def run(args) -> int:
     from pipeline.survey.report import ALL_PLOTS, gather, open_lake, render, save_png, scope_of, write_report
 
     lake = Lake(args.lake)
-    if not lake.remote and not os.path.isdir(lake.base):
-        raise InputError(args.lake, "no such lake folder")
+    lake.require()
     unknown = [p for p in args.plot if p not in ALL_PLOTS]
     if unknown:
         raise InputError("--plot", f"unknown plot {unknown[0]!r}; one of {', '.join(ALL_PLOTS)}")

@@ -21,10 +21,13 @@ def add_arguments(parser):
     parser.add_argument("--config", metavar="FILE", help="config file (default: .mcpdelta.yml here)")
     parser.add_argument("--workers", type=int, metavar="N", help="diff worker processes (default: one per core)")
     parser.add_argument("--format", choices=("text", "json"), default="text")
+    parser.add_argument("--wait", action="store_true",
+                        help="if another mcpdelta is writing the lake, wait for it (default: fail at once)")
 
 
 def run(args) -> int:
     import json
+    import os
     import shlex
     import tempfile
 
@@ -32,6 +35,7 @@ def run(args) -> int:
     from pipeline.config import find_default, load_config
     from pipeline.engine.policy import Policy
     from pipeline.errors import InputError
+    from pipeline.lake import Lake
     from pipeline.survey.study import run_study
 
     config = load_config(args.config or find_default())
@@ -41,7 +45,10 @@ def run(args) -> int:
     work = args.work or tempfile.mkdtemp(prefix="mcpdelta-study-")
     command = "mcpdelta study " + shlex.join(
         [args.servers, "--out", args.out] + (["--config", args.config] if args.config else []))
-    with progress.display():  # stderr, on a terminal only
+    if os.path.exists(work) and not os.path.isdir(work):  # before its lakes are locked
+        raise InputError(str(work), "is a file; --work names a folder")
+    with progress.display(), \
+            Lake(f"{work}/lake").writing(args.wait), Lake(f"{work}/lake-latest").writing(args.wait):
         summary = run_study(args.servers, args.out, work=work, policy=policy, config=config,
                             cache=args.cache, offline=args.offline, captures=args.captures,
                             workers=args.workers, command=command)

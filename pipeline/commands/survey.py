@@ -13,7 +13,7 @@ def add_arguments(parser):
     parser.add_argument("--servers", metavar="FILE",
                         help="servers.yaml or registry server.json (default: the embedded demo servers)")
     parser.add_argument("--lake", metavar="LAKE", default="lake",
-                        help="lake folder or URI (default: ./lake)")
+                        help="lake folder or file:// URI (default: ./lake)")
     parser.add_argument("--no-crawl", action="store_true", help="survey the lake as it is")
     parser.add_argument("--pairs", choices=PAIR_MODES, default="consecutive")
     parser.add_argument("--since", metavar="DATE", help="only pairs whose newer capture is this recent (ISO date)")
@@ -28,6 +28,8 @@ def add_arguments(parser):
                              "or never (default: BREAKING)")
     parser.add_argument("--offline", action="store_true",
                         help="no registry look-ups or installs for version sweeps")
+    parser.add_argument("--wait", action="store_true",
+                        help="if another mcpdelta is writing the lake, wait for it (default: fail at once)")
 
 
 def run(args) -> int:
@@ -57,8 +59,11 @@ def run(args) -> int:
     if args.workers is not None and args.workers < 1:
         raise InputError("--workers", "must be at least 1")
     offline = args.offline or args.servers is None  # the embedded demo needs no registry
-    with progress.display():  # stderr, on a terminal only
-        summary = run_survey(Lake(args.lake), policy, config, servers_file=args.servers,
+    lake = Lake(args.lake)
+    if args.no_crawl:
+        lake.require()  # nothing to survey: never create an empty lake
+    with progress.display(), lake.writing(args.wait):  # progress on stderr, on a terminal only
+        summary = run_survey(lake, policy, config, servers_file=args.servers,
                              crawl=not args.no_crawl, pairs=args.pairs, since=since,
                              report_dir=args.report, workers=args.workers, offline=offline)
     facts = summary.pop("facts")

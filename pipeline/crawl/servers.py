@@ -46,9 +46,8 @@ import re
 import sys
 from pathlib import Path
 
-import yaml
-
 from pipeline.errors import InputError
+from pipeline.inputs import load_yaml, read_text
 
 from .model import Limits, PackageSpec, Target
 from .probes import parse_probes
@@ -89,13 +88,10 @@ def safe_name(text: str) -> str:
 def load(path: str | Path) -> tuple[list[Target], Limits]:
     path = Path(path)
     where = str(path)
+    text = read_text(path, what="servers file")  # bounded; FIFOs and devices refused
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(where, f"cannot read: {exc.strerror or exc}") from None
-    try:
-        data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
-    except (ValueError, yaml.YAMLError) as exc:
+        data = json.loads(text) if path.suffix == ".json" else load_yaml(text, where)
+    except ValueError as exc:  # load_yaml raises InputError itself
         raise InputError(where, f"not valid {'JSON' if path.suffix == '.json' else 'YAML'}: "
                                 f"{str(exc).splitlines()[0]}") from None
     return parse(data, where, path.resolve().parent)

@@ -6,10 +6,10 @@ A manifest is a JSON object whose keys are all optional (a missing key means
 """
 
 import json
-import os
 import sys
 
 from pipeline.errors import InputError
+from pipeline.inputs import read_bytes, unique_keys
 
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024
 DEFAULT_MAX_DEPTH = 256
@@ -37,10 +37,7 @@ def _read_bytes(path: str, source: str, max_bytes: int) -> bytes:
         if path == "-":
             data = sys.stdin.buffer.read(max_bytes + 1)
         else:
-            if os.path.getsize(path) > max_bytes:
-                raise InputError(source, f"file is larger than the {max_bytes}-byte limit")
-            with open(path, "rb") as handle:
-                data = handle.read(max_bytes + 1)
+            data = read_bytes(path, max_bytes, "manifest file")  # bounded; FIFOs and devices refused
     except FileNotFoundError:
         raise InputError(source, "no such file") from None
     except IsADirectoryError:
@@ -80,7 +77,8 @@ def parse_manifest(data, source: str = "<manifest>", max_bytes: int = DEFAULT_MA
     else:
         text = data
     try:
-        doc = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
+        doc = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float,
+                         object_pairs_hook=unique_keys)
     except json.JSONDecodeError as exc:
         raise InputError(source, f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
     except ValueError as exc:

@@ -126,6 +126,13 @@ class JudgeClient:
                                              timeout=self.spec.timeout_s, max_retries=0)
             return self._openai
 
+    def scrub(self, text):
+        """``text`` without this judge's key: endpoints often quote the bearer
+        key in a 401, and nothing an endpoint says is stored unscrubbed."""
+        from pipeline.redact import redact
+
+        return redact(text, [self._api_key] if self._api_key else [])
+
     @property
     def opts(self):
         return self.structured, self.cap_param, self.send_temperature
@@ -197,12 +204,15 @@ class JudgeClient:
             except (openai.BadRequestError, openai.UnprocessableEntityError) as exc:
                 if self._adapt(exc, sent[0] if sent else None):
                     continue
-                raise JudgeCallError(describe(exc)) from None
+                raise JudgeCallError(self.scrub(describe(exc))) from None
             except openai.APIError as exc:
-                raise JudgeCallError(describe(exc)) from None
+                raise JudgeCallError(self.scrub(describe(exc))) from None
             except Exception as exc:   # a broken answer body, say; never a crash
-                raise JudgeCallError(describe(exc)) from None
-            return _reply(response)
+                raise JudgeCallError(self.scrub(describe(exc))) from None
+            reply = _reply(response)
+            if isinstance(reply.content, str):
+                reply.content = self.scrub(reply.content)
+            return reply
         raise JudgeCallError("the endpoint refused every form of the request")
 
 

@@ -215,7 +215,7 @@ def judge_changes(changes, judges, cache) -> list[list[dict]]:
             kind, payload = question.outcome or (N.JUDGE_ERROR, f"{judge.name}: no outcome")
             if kind == "answer":
                 judge_notes.append(_answer_note(judge.name, payload))
-            else:
-                judge_notes.append(_failure_note(judge.name, kind, payload))
+            else:  # scrubbed whole, before the note folds and cuts its text
+                judge_notes.append(_failure_note(judge.name, kind, judge.client.scrub(payload)))
         notes[i] = judge_notes + ([combine(judge_notes)] if len(judges) > 1 else [])
     return notes

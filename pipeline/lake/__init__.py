@@ -1,51 +1,79 @@
 """The Parquet lake: append-only files, written whole or not at all.
 
-Every write is a new file. Locally it goes to a hidden temporary name in the
-same folder and is renamed into place, so a crash mid-write leaves no partial
-file and loses nothing already written; readers only ever glob ``*.parquet``.
-A root given as a URI (``s3://bucket/lake``, ``gs://...``) is written through
-pyarrow's filesystem layer, where an object appears only once its upload
-completes; DuckDB then reads it through its ``httpfs`` extension.
+Every write is a new file: it goes to a hidden temporary name in the same
+folder, is flushed to disk (file, then folder) and renamed into place, so a
+crash mid-write leaves no partial file and loses nothing already written;
+readers only ever read ``*.parquet``. One process writes a lake at a time
+(``Lake.writing``, an advisory lock: ``pipeline/lake/lock.py``).
+
+A lake is a local folder (or a ``file://`` URI naming one); any other URI
+scheme is refused. Every file a reader would read is checked first: a file
+that is not Parquet (truncated, empty, junk) or holds another schema than
+its table's stops the read with one line naming it, and is never read as
+rows. A diff batch's ``changes`` count only once its ``pairs`` ledger file
+is there (the ledger commits the batch), so a crash between the two writes
+is never counted, even before the next survey tidies it away.
 
 Hive-style folders (``server_id=<id>``) partition each table by server; the
 server id is also a column inside every file, which is what readers use.
 """
 
+import errno
 import os
+import sys
 import urllib.parse
 import uuid
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from pipeline.errors import InputError
 from pipeline.lake.tables import PARTITIONED, TABLES, VERSION
 
 from pipeline.resources import SQL_DIR as SQL
+
+_CHECKED = {}  # (path, size, mtime) -> None: files whose footer and schema were checked
 
 
 def new_batch_id() -> str:
     return uuid.uuid4().hex
 
 
+def local_path(root: str) -> str:
+    """The folder a lake root names: a path, or a ``file://`` URI."""
+    if "://" not in root:
+        return os.path.abspath(root)
+    scheme = root.split("://", 1)[0].lower()
+    if scheme != "file":
+        raise InputError(root, f"unsupported lake URI scheme {scheme!r} "
+                               "(a lake is a local folder or a file:// URI)")
+    parts = urllib.parse.urlsplit(root)
+    if parts.netloc not in ("", "localhost"):
+        raise InputError(root, "a file:// lake must name a folder on this machine")
+    return os.path.abspath(urllib.parse.unquote(parts.path) or "/")
+
+
 class Lake:
     def __init__(self, root: str):
-        self.root = root.rstrip("/")
-        self.remote = "://" in root
-        if self.remote:
-            from pyarrow import fs
-
-            self.fs, self.base = fs.FileSystem.from_uri(self.root)
-        else:
-            self.fs, self.base = None, os.path.abspath(self.root)
+        self.root = root.rstrip("/") or root
+        self.base = local_path(self.root)
 
     def folder(self, table: str) -> str:
         return f"{self.base}/{table}/{VERSION}"
 
-    def pattern(self, table: str) -> str:
-        """The glob DuckDB reads a table from."""
-        where = self.root if self.remote else self.base
-        depth = "*/*.parquet" if table in PARTITIONED else "*.parquet"
-        return f"{where}/{table}/{VERSION}/{depth}"
+    def require(self) -> None:
+        """``InputError`` unless the lake is a folder that exists (for readers)."""
+        if os.path.isdir(self.base):
+            return
+        if os.path.exists(self.base):
+            raise InputError(self.root, "the lake is a file, not a folder")
+        raise InputError(self.root, "no such lake (the folder does not exist)")
+
+    def writing(self, wait: bool = False):
+        """A context holding this lake's write lock (``pipeline.lake.lock``)."""
+        from pipeline.lake.lock import writer_lock
+
+        return writer_lock(self.base, wait, notify=lambda line: print(line, file=sys.stderr))
 
     # --- writing ---------------------------------------------------------
 
@@ -69,16 +97,16 @@ class Lake:
         return paths
 
     def _write(self, path: str, data: pa.Table) -> str:
-        if self.remote:
-            self.fs.create_dir(path.rsplit("/", 1)[0], recursive=True)
-            pq.write_table(data, path, filesystem=self.fs, compression="zstd")
-            return path
         folder, name = path.rsplit("/", 1)
-        os.makedirs(folder, exist_ok=True)
         temporary = f"{folder}/.{name}.{uuid.uuid4().hex}.tmp"
         try:
+            os.makedirs(folder, exist_ok=True)
             pq.write_table(data, temporary, compression="zstd")
+            _fsync(temporary)
             os.replace(temporary, path)
+            _fsync(folder)  # the rename itself reaches the disk
+        except OSError as exc:
+            raise InputError(path, _write_problem(exc, self.base)) from None
         finally:
             if os.path.exists(temporary):
                 os.remove(temporary)
@@ -90,8 +118,6 @@ class Lake:
         """Delete ``changes`` files whose batch never reached the ``pairs``
         ledger (a crash between the two writes), and stale temporary files.
         The ledger is written last, so what it lists is complete."""
-        if self.remote:
-            return 0  # objects appear whole; a missing ledger only means a re-diff
         removed = 0
         ledger = set()  # (partition folder, file name) of every ledger file
         for root, _, files in os.walk(self.folder("pairs")):
@@ -109,41 +135,66 @@ class Lake:
 
     # --- reading ---------------------------------------------------------
 
+    def files(self, table: str) -> list:
+        """The table's committed files, each checked to be Parquet of the
+        table's schema (``InputError`` naming the first that is not)."""
+        folder = self.folder(table)
+        if table in PARTITIONED:
+            try:
+                parts = sorted(os.scandir(folder), key=lambda e: e.name)
+            except (FileNotFoundError, NotADirectoryError):
+                return []
+            folders = [p.path for p in parts if p.name.startswith("server_id=") and p.is_dir()]
+        else:
+            folders = [folder]
+        paths = []
+        for where in folders:
+            try:
+                names = sorted(os.listdir(where))
+            except (FileNotFoundError, NotADirectoryError):
+                continue
+            paths += [f"{where}/{n}" for n in names if n.endswith(".parquet") and not n.startswith(".")]
+        for path in paths:
+            check_file(path, table)
+        return paths
+
     def read_servers(self, table: str, server_ids, columns=None):
         """The rows of some servers' partitions, read straight from their
         files (an Arrow table): a worker loads only the servers it diffs."""
         paths = []
         for server_id in sorted(set(server_ids)):
             folder = f"{self.folder(table)}/server_id={partition_value(server_id)}"
-            if self.remote:
-                from pyarrow import fs
-
-                infos = self.fs.get_file_info(fs.FileSelector(folder, allow_not_found=True))
-                paths += sorted(i.path for i in infos if i.path.endswith(".parquet"))
-            elif os.path.isdir(folder):
-                paths += sorted(f"{folder}/{n}" for n in os.listdir(folder) if n.endswith(".parquet"))
+            if os.path.isdir(folder):
+                paths += sorted(f"{folder}/{n}" for n in os.listdir(folder)
+                                if n.endswith(".parquet") and not n.startswith("."))
         if not paths:
             return pa.Table.from_pylist([], TABLES[table]).select(columns or TABLES[table].names)
-        tables = [pq.read_table(p, columns=columns, filesystem=self.fs) for p in paths]
+        for path in paths:
+            check_file(path, table)
+        tables = [pq.read_table(p, columns=columns) for p in paths]
         return pa.concat_tables(tables, promote_options="default")
 
     def connect(self, engine_version=None, policy_hash=None):
         """A DuckDB connection with one view per table (empty when the lake
         has no file of it yet). Given an engine version and policy hash,
         ``changes`` and ``pairs`` show only what that engine and policy
-        produced; ``all_changes`` and ``all_pairs`` always show everything."""
+        produced; ``all_changes`` and ``all_pairs`` always show everything
+        committed."""
         import duckdb
 
         con = duckdb.connect()
-        if self.remote:
-            con.execute("INSTALL httpfs; LOAD httpfs;")
-        for table, schema in TABLES.items():
+        for table in sorted(TABLES, key=lambda t: t == "changes"):  # changes joins all_pairs
+            schema = TABLES[table]
             name = f"all_{table}" if table in ("changes", "pairs") else table
-            if self._has_files(table):
-                # the glob is a literal: a parameter cannot be used in a view body
-                glob = self.pattern(table).replace("'", "''")
-                con.execute(f"CREATE VIEW {name} AS SELECT * FROM read_parquet('{glob}', "
-                            "union_by_name = true, hive_partitioning = false)")
+            files = self.files(table)
+            if table == "changes" and files:
+                # a changes file counts once its batch's ledger file is there
+                con.execute("CREATE VIEW _written_changes AS " + _read(files))
+                con.execute(f"CREATE VIEW {name} AS SELECT c.* FROM _written_changes c "
+                            "SEMI JOIN all_pairs p ON c.server_id = p.server_id "
+                            "AND c.batch_id = p.batch_id")
+            elif files:
+                con.execute(f"CREATE VIEW {name} AS " + _read(files))
             else:
                 con.register(f"_empty_{table}", pa.Table.from_pylist([], schema))
                 con.execute(f"CREATE VIEW {name} AS SELECT * FROM _empty_{table}")
@@ -161,16 +212,70 @@ class Lake:
             con.execute(f"CREATE VIEW {view} AS\n" + (SQL / f"{view}.sql").read_text())
         return con
 
-    def _has_files(self, table: str) -> bool:
-        if self.remote:
-            from pyarrow import fs
 
-            selector = fs.FileSelector(self.folder(table), recursive=True, allow_not_found=True)
-            return any(i.path.endswith(".parquet") for i in self.fs.get_file_info(selector))
-        for _, _, files in os.walk(self.folder(table)):
-            if any(f.endswith(".parquet") for f in files):
-                return True
-        return False
+def _read(files) -> str:
+    # the file list is a literal: a parameter cannot be used in a view body
+    listed = ", ".join("'" + _quote(f) + "'" for f in files)
+    return f"SELECT * FROM read_parquet([{listed}], union_by_name = true, hive_partitioning = false)"
+
+
+def check_file(path: str, table: str) -> None:
+    """``InputError`` naming ``path`` unless it is a whole Parquet file of
+    ``table``'s schema (its footer read, not its rows; once per version of
+    the file in this process)."""
+    try:
+        info = os.stat(path)
+    except OSError as exc:
+        raise InputError(path, f"cannot read lake file: {exc.strerror or exc}") from None
+    key = (path, info.st_size, info.st_mtime_ns)
+    if key in _CHECKED:
+        return
+    if info.st_size == 0:
+        raise InputError(path, "lake file is empty (not Parquet); move it out of the lake")
+    try:
+        found = pq.read_schema(path)
+    except OSError as exc:
+        raise InputError(path, f"cannot read lake file: {exc.strerror or exc}") from None
+    except pa.ArrowException as exc:  # ArrowInvalid: not Parquet, or cut short
+        raise InputError(path, "not a readable Parquet file (truncated or not Parquet): "
+                               f"{str(exc).splitlines()[0][:160]}; move it out of the lake") from None
+    expected = TABLES[table]
+    for field in found:
+        want = expected.field(field.name) if field.name in expected.names else None
+        if want is None or not want.type.equals(field.type):
+            raise InputError(path, f"not a {table}/{VERSION} file: column {field.name!r} "
+                                   f"({field.type}) is not in the table's schema; "
+                                   "move it out of the lake")
+    missing = [n for n in expected.names if n not in found.names]
+    if missing:
+        raise InputError(path, f"not a {table}/{VERSION} file: it lacks the column {missing[0]!r}; "
+                               "move it out of the lake")
+    _CHECKED[key] = None
+
+
+def _fsync(path: str) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _write_problem(exc: OSError, base: str) -> str:
+    number = exc.errno
+    if number is None:  # pyarrow's I/O errors carry the errno in the message only
+        text = str(exc)
+        number = next((n for n in (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EFBIG)
+                       if f"errno {n}]" in text or os.strerror(n) in text), None)
+    if number in (errno.ENOSPC, errno.EDQUOT):
+        return "no space left on the device (this file was not written)"
+    if number == errno.EFBIG:
+        return "file too large for this file system or its size limit (this file was not written)"
+    if number in (errno.EROFS, errno.EACCES, errno.EPERM):
+        return "the lake is read-only (cannot write here)"
+    if number in (errno.ENOTDIR, errno.EEXIST):
+        return f"cannot write: a file stands where a folder of the lake {base} should be"
+    return f"cannot write lake file: {exc.strerror or str(exc).splitlines()[0]}"
 
 
 def _quote(text: str) -> str:

@@ -10,14 +10,18 @@ row (``error_kind: invalid_manifest``) and the rest carries on.
 """
 
 import datetime as dt
+import errno
 import hashlib
 import json
 import os
 import re
+import stat
+import sys
 
 from pipeline.contract import manifest_digest, tool_digest
-from pipeline.engine.manifest import parse_manifest
+from pipeline.engine.manifest import DEFAULT_MAX_BYTES, parse_manifest
 from pipeline.errors import InputError
+from pipeline.inputs import read_bytes
 from pipeline.lake import new_batch_id
 
 _SEMVER = re.compile(r"^v?(\d+(?:\.\d+){0,3})(?:[-+]?([0-9A-Za-z.+-]*))?$")
@@ -116,35 +120,44 @@ def rows_from_records(records) -> tuple[list, list]:
     return rows, attempts
 
 
-def rows_from_folder(folder: str) -> tuple[list, list]:
+def rows_from_folder(folder: str, warn=None) -> tuple[list, list]:
     """(manifest rows, attempt rows) from ``folder/<server-id>/<version>.json``
     files, with capture times and transports from ``crawl-log.jsonl`` when it
     is there. The log's failed attempts become error rows too, so a version
-    that never started is counted, not dropped."""
+    that never started is counted, not dropped. A file that cannot be read
+    as a manifest is an error row; an entry that is no capture at all (a
+    FIFO, a device, a dangling or looping link, a name that is not UTF-8) is
+    skipped with ``warn(line)`` (default: a line on stderr)."""
+    warn = warn or _stderr
     if not os.path.isdir(folder):
-        raise InputError(folder, "no such folder")
-    log = _crawl_log(folder)
+        raise InputError(folder, "no such folder" if not os.path.exists(folder) else "not a folder")
+    log = _crawl_log(folder, warn)
     rows = []
-    for server_id in sorted(os.listdir(folder)):
+    for server_id in _names(folder, warn):
         server_dir = os.path.join(folder, server_id)
-        if not os.path.isdir(server_dir) or server_id.startswith("."):
+        if server_id.startswith(".") or server_id == "crawl-log.jsonl":
             continue
-        for name in sorted(os.listdir(server_dir)):
+        if not _is_dir(server_dir, warn):
+            continue
+        for name in _names(server_dir, warn):
             if not name.endswith(".json") or name.startswith("."):
                 continue
             path = os.path.join(server_dir, name)
+            kind = _entry_kind(path)
+            if kind is not None:
+                warn(f"mcpdelta: {path}: skipped, {kind}")
+                continue
             version = name[: -len(".json")]
             entry = log.get((server_id, version), {})
-            captured_at = entry.get("captured_at") or dt.datetime.fromtimestamp(
-                os.path.getmtime(path), dt.timezone.utc)
             try:
-                with open(path, "rb") as handle:
-                    data = handle.read()
-            except OSError as exc:
+                data = read_bytes(path, DEFAULT_MAX_BYTES, "manifest file")
+                mtime = os.stat(path).st_mtime
+            except InputError as exc:
                 rows.append(capture_row(server_id, version, None, source=f"ingest:{path}",
-                                        captured_at=captured_at, ok=False, error_kind="unreadable",
-                                        error=f"{path}: {exc.strerror or exc}"))
+                                        captured_at=entry.get("captured_at"), ok=False,
+                                        error_kind="unreadable", error=str(exc)))
                 continue
+            captured_at = entry.get("captured_at") or dt.datetime.fromtimestamp(mtime, dt.timezone.utc)
             rows.append(capture_row(server_id, version, data, source=f"ingest:{path}",
                                     captured_at=captured_at, transport=entry.get("transport")))
     source = f"ingest:{folder}"
@@ -159,18 +172,108 @@ def rows_from_folder(folder: str) -> tuple[list, list]:
     return rows, attempts
 
 
-def _crawl_log(folder: str) -> dict:
+def _stderr(line):
+    print(line, file=sys.stderr)
+
+
+def _names(folder, warn) -> list:
+    """The folder's entries whose names are UTF-8 (the lake stores text)."""
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError as exc:
+        warn(f"mcpdelta: {folder}: skipped, {exc.strerror or exc}")
+        return []
+    good = []
+    for name in names:
+        try:
+            name.encode("utf-8")
+            good.append(name)
+        except UnicodeEncodeError:
+            shown = os.path.join(folder, name).encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+            warn(f"mcpdelta: {shown}: skipped, the name is not valid UTF-8")
+    return good
+
+
+def _is_dir(path, warn) -> bool:
+    kind = _entry_kind(path)
+    if kind is not None:
+        warn(f"mcpdelta: {path}: skipped, {kind}")
+        return False
+    return os.path.isdir(path)  # a plain file beside the server folders is no server
+
+
+def _entry_kind(path):
+    """Why ``path`` is no capture file or folder (None: it may be one)."""
+    try:
+        info = os.stat(path)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "a symbolic link loop"
+        if os.path.islink(path):
+            return "a dangling symbolic link"
+        return None  # read_bytes says what is wrong
+    if stat.S_ISFIFO(info.st_mode):
+        return "a FIFO (named pipe), not a file"
+    if stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode):
+        return "a device, not a file"
+    if stat.S_ISSOCK(info.st_mode):
+        return "a socket, not a file"
+    return None
+
+
+# crawl-log fields and the types they must have; a field of another type is dropped
+_LOG_FIELDS = {"captured_at": str, "published_at": str, "transport": str, "protocol": str,
+               "offered_protocol": str, "error_kind": str, "error": str, "client": dict,
+               "duration_ms": int, "ok": bool}
+
+
+def _crawl_log(folder: str, warn) -> dict:
     log = {}
     path = os.path.join(folder, "crawl-log.jsonl")
-    if os.path.exists(path):
-        with open(path, encoding="utf-8") as handle:
-            for line in handle:
-                try:
-                    entry = json.loads(line)
-                    log[(str(entry["id"]), str(entry["version"]))] = entry
-                except (ValueError, KeyError, TypeError):
-                    continue  # a torn last line of an interrupted crawl
+    if not os.path.lexists(path):
+        return log
+    try:
+        data = read_bytes(path, DEFAULT_MAX_BYTES, "crawl log")
+    except InputError as exc:
+        warn(f"mcpdelta: {exc}; read without it")
+        return log
+    skipped = 0
+    for line in data.splitlines():
+        try:
+            entry = json.loads(line.decode("utf-8"))
+            if not isinstance(entry, dict):
+                raise TypeError
+            server_id, version = entry["id"], entry["version"]
+            if not _text(server_id) or not _text(version):
+                raise TypeError
+        except (ValueError, KeyError, TypeError, RecursionError):
+            skipped += bool(line.strip())  # a torn last line of an interrupted crawl, or junk
+            continue
+        clean = {"id": server_id, "version": version}
+        for name, kind in _LOG_FIELDS.items():
+            value = entry.get(name)
+            if isinstance(value, kind) and not (kind is int and isinstance(value, bool)) \
+                    and (kind is not str or _text(value)):
+                clean[name] = value
+        if isinstance(clean.get("client"), dict):
+            clean["client"] = {k: v for k, v in clean["client"].items() if _text(v)}
+        if clean.get("duration_ms") is not None and not 0 <= clean["duration_ms"] < 2 ** 63:
+            del clean["duration_ms"]
+        log[(server_id, version)] = clean
+    if skipped:
+        warn(f"mcpdelta: {path}: {skipped} line(s) skipped (not a crawl-log entry)")
     return log
+
+
+def _text(value) -> bool:
+    """A string the lake can store (a JSON escape can spell a lone surrogate)."""
+    if not isinstance(value, str):
+        return False
+    try:
+        value.encode("utf-8")
+        return True
+    except UnicodeEncodeError:
+        return False
 
 
 def store(lake, rows, attempts=()) -> dict:

@@ -151,9 +151,7 @@ def record_run(lake, started, summary, command="survey") -> None:
 
 
 def default_report_dir(lake) -> pathlib.Path:
-    """Next to the lake: ``<lake>-report`` for a local lake."""
-    if lake.remote:
-        return pathlib.Path("survey-report")
+    """Next to the lake: ``<lake>-report``."""
     return pathlib.Path(lake.base + "-report")
 
 

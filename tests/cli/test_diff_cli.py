@@ -163,7 +163,7 @@ CONFIG_ERRORS = {
     "ignore_unknown_rule": ("ignore:\n  - rule: tool.icon.changed\n", ":2", "unknown rule id"),
     "unknown_key": ("profile: strict\nfail-on: BREAKING\n", ":2", "unknown config key 'fail-on'"),
     "bad_profile": ("profile: lenient\n", ":1", "unknown profile 'lenient'"),
-    "bad_yaml": ("ignore: [\n", "", "invalid YAML"),
+    "bad_yaml": ("ignore: [\n", "", "not valid YAML"),
 }
 
 

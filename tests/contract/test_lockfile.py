@@ -151,7 +151,7 @@ GOOD = expected_digest(A)
     ("version: 1\ntools:\n  alpha: {semver: 1.0.0, contract_digest: 'sha256:abc'}\n", "not sha256:<64 hex>"),
     (f"version: 1\ntools:\n  alpha: {{semver: 1.0.0, contract_digest: '{GOOD}',"
      " contract: {name: alpha, description: Tampered.}}\n", "does not hash to its contract_digest"),
-    ("version: 1\ntools: {a: [unclosed\n", "invalid YAML"),
+    ("version: 1\ntools: {a: [unclosed\n", "not valid YAML"),
 ])
 def test_bad_lockfiles_are_one_line_exit_3(cli, tmp_path, text, needle):
     write_json(tmp_path / "m.json", manifest(A))
