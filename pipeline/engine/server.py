@@ -48,6 +48,11 @@ def diff_server(old, new, changes):
                                   where="instructions"))
     if "supportedVersions" in differs:
         a, b = _strings(old["supportedVersions"]), _strings(new["supportedVersions"])
+        if a is None or b is None:  # not a list of versions: nothing the engine can read
+            changes.append(Change("server.field.changed", None, "/supportedVersions",
+                                  old["supportedVersions"], new["supportedVersions"],
+                                  where="supportedVersions"))
+            a = b = set()
         for version in sorted(a - b):
             changes.append(Change("server.version.dropped", None, pointer("supportedVersions", version),
                                   version, None))
@@ -70,8 +75,11 @@ def _both(old, new, key) -> bool:
     return key in old and key in new
 
 
-def _strings(value) -> set:
-    return {v for v in value if isinstance(v, str)} if isinstance(value, list) else set()
+def _strings(value):
+    """A list of version strings as a set; None if it is anything else."""
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return set(value)
+    return None
 
 
 def _identity(old, new, changes):

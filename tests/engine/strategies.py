@@ -80,17 +80,67 @@ def tools(draw):
     return tool
 
 
+def _argument(name):
+    # required is spelled true or left out: false and absent are one contract
+    return st.sampled_from([{"name": name, "required": True}, {"name": name},
+                            {"name": name, "description": "The " + name + "."}])
+
+
+@st.composite
+def _prompts(draw):
+    prompts = []
+    for name in draw(st.lists(st.sampled_from(["summarise", "review", "explain"]), unique=True,
+                              max_size=3)):
+        names = draw(st.lists(st.sampled_from(["topic", "style", "depth"]), unique=True, max_size=3))
+        prompt = {"name": name}
+        if names:
+            prompt["arguments"] = [draw(_argument(n)) for n in names]
+        if draw(st.booleans()):
+            prompt["description"] = draw(TEXT)
+        prompts.append(prompt)
+    return prompts
+
+
+def _resources():
+    return st.lists(st.builds(lambda n, mime: {"uri": f"file:///{n}.txt", "name": f"{n}.txt",
+                                               "mimeType": mime},
+                              st.sampled_from(["a", "b", "c", "d"]),
+                              st.sampled_from(["text/plain", "text/markdown"])),
+                    max_size=3, unique_by=lambda r: r["uri"])
+
+
+def _templates():
+    return st.lists(st.sampled_from([{"uriTemplate": "file:///{path}", "name": "files"},
+                                     {"uriTemplate": "db://{table}/{id}", "name": "rows",
+                                      "annotations": {"audience": ["user", "assistant"]}}]),
+                    max_size=2, unique_by=lambda t: t["uriTemplate"])
+
+
+def _capabilities():
+    flags = st.fixed_dictionaries({}, optional={"listChanged": st.booleans(), "subscribe": st.booleans()})
+    return st.fixed_dictionaries({"tools": st.fixed_dictionaries({}, optional={"listChanged": st.booleans()})},
+                                 optional={"resources": flags, "prompts": flags, "logging": st.just({}),
+                                           "experimental": st.just({"tasks": {"list": {}, "cancel": {}}})})
+
+
 @st.composite
 def manifests(draw):
     found = draw(st.lists(tools(), max_size=4, unique_by=lambda t: t["name"]))
     manifest = {"tools": found}
     if draw(st.booleans()):
+        manifest["protocolVersion"] = draw(st.sampled_from(["2025-03-26", "2025-06-18"]))
         manifest["serverInfo"] = {"name": "demo", "version": draw(st.sampled_from(["1.0.0", "1.1.0"]))}
-        manifest["instructions"] = draw(TEXT)
+        manifest["capabilities"] = draw(_capabilities())
+        # null: the server was asked and sent none
+        manifest["instructions"] = draw(st.none() | TEXT)
     if draw(st.booleans()):
-        # required is spelled true or left out: false and absent are one contract
-        argument = {"name": "topic", "required": True} if draw(st.booleans()) else {"name": "topic"}
-        manifest["prompts"] = [{"name": "summarise", "arguments": [argument]}]
+        manifest["supportedVersions"] = draw(st.lists(
+            st.sampled_from(["2024-11-05", "2025-03-26", "2025-06-18"]), unique=True, max_size=3))
+    if draw(st.booleans()):
+        manifest["prompts"] = draw(_prompts())
+    if draw(st.booleans()):
+        manifest["resources"] = draw(_resources())
+        manifest["resourceTemplates"] = draw(_templates())
     return manifest
 
 
@@ -121,6 +171,39 @@ def shuffled(manifest, rnd):
                 walk(value)
     walk(out)
     rnd.shuffle(out["tools"])
+    return out
+
+
+KEYED = {"tools": "name", "prompts": "name", "resources": "uri",
+         "resourceTemplates": "uriTemplate"}
+
+
+def _moved(items, rnd):
+    """A shuffle that always moves something when there is anything to move."""
+    out = list(items)
+    rnd.shuffle(out)
+    return out[::-1] if len(out) > 1 and out == list(items) else out
+
+
+def permuted(manifest, rnd):
+    """The same manifest with every object's keys and every list the engine
+    keys (tools, prompts, their arguments, resources, templates, supported
+    versions: a set) in another order; each one with two or more members moves."""
+    def walk(value):
+        if isinstance(value, dict):
+            return {k: walk(value[k]) for k in _moved(value, rnd)}
+        if isinstance(value, list):
+            return [walk(v) for v in value]
+        return value
+    out = walk(manifest)
+    for key in KEYED:
+        if isinstance(out.get(key), list):
+            out[key] = _moved(out[key], rnd)
+    for prompt in out.get("prompts", []):
+        if isinstance(prompt.get("arguments"), list):
+            prompt["arguments"] = _moved(prompt["arguments"], rnd)
+    if isinstance(out.get("supportedVersions"), list):
+        out["supportedVersions"] = _moved(out["supportedVersions"], rnd)
     return out
 
 

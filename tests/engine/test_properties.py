@@ -1,19 +1,27 @@
 """Property-based tests of the engine (hypothesis)."""
 
+import contextlib
+import io
 import json
+import pathlib
 import random
+import tempfile
+import xml.etree.ElementTree as ET
 
 import jsonschema
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 from hypothesis_jsonschema import from_schema
 
 from pipeline.engine import diff
-from pipeline.engine.catalog import DOCUMENTATION, NON_BREAKING
+from pipeline.cli import main
+from pipeline.engine.catalog import BREAKING, DOCUMENTATION, NON_BREAKING
 from pipeline.engine.manifest import validate_manifest
 from pipeline.engine.normalise import normalise_schema
-from pipeline.engine.server import MODELLED
+from pipeline.engine.result import DiffResult
 from pipeline.errors import InputError
-from tests.engine.strategies import INPUT_SCHEMAS, OUTPUT_SCHEMAS, manifests, mutated, shuffled
+from pipeline.report import FORMATS
+from tests.engine.strategies import (INPUT_SCHEMAS, OUTPUT_SCHEMAS, _schemas, manifests, mutated,
+                                     permuted, shuffled)
 
 SAFE = {NON_BREAKING, DOCUMENTATION}
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -76,7 +84,101 @@ def _meaning(manifest):
 
 
 def _surfaces(manifest):
-    return set(manifest) & MODELLED
+    return set(manifest)  # a top-level key on one side only was not captured on the other
+
+
+# --- no false alarms: order and capture are not contract -------------------
+
+NO_CHANGE = {
+    "text": lambda out: out.startswith("no changes; grade none; PASS"),
+    "json": lambda out: (lambda d: d["changes"] == [] and d["grade"] == "none"
+                         and d["verdict"] == "pass")(json.loads(out)),
+    "markdown": lambda out: "grade **none** · no changes" in out,
+    "sarif": lambda out: json.loads(out)["runs"][0]["results"] == [],
+    "github": lambda out: out.strip() == "mcpdelta: no changes; grade none; pass",
+    "junit": lambda out: (lambda root: (root.get("tests"), root.get("failures")) == ("0", "0"))(
+        ET.fromstring(out)),
+}
+
+
+def _cli_diff(old, new, fmt):
+    """``mcpdelta diff OLD NEW --format FMT`` in this process: (exit, stdout)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = []
+        for side, manifest in (("old", old), ("new", new)):
+            path = pathlib.Path(tmp) / f"{side}.json"
+            path.write_text(json.dumps(manifest), encoding="utf-8")
+            paths.append(str(path))
+        config = pathlib.Path(tmp) / "empty.yml"
+        config.write_text("{}\n", encoding="utf-8")
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            code = main(["diff", *paths, "--format", fmt, "--config", str(config)])
+    return code, out.getvalue()
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(manifests(), st.randoms(use_true_random=False), st.data())
+def test_order_and_uncaptured_surfaces_are_no_change(manifest, rnd, data):
+    """Every object's keys and every keyed list in another order, and any
+    top-level surface dropped from one side: no change, grade none, exit 0,
+    in every output format."""
+    old, new = manifest, permuted(manifest, rnd)
+    dropped = data.draw(st.sampled_from([None, *sorted(manifest)]), label="dropped")
+    if dropped is not None:
+        side = data.draw(st.sampled_from(["old", "new"]), label="from")
+        if side == "old":
+            old = {k: v for k, v in old.items() if k != dropped}
+        else:
+            new = {k: v for k, v in new.items() if k != dropped}
+    result = DiffResult(old, new)
+    assert (result.changes, result.grade, result.exit_code) == ([], "none", 0)
+    for fmt in FORMATS:
+        code, out = _cli_diff(old, new, fmt)
+        assert code == 0 and NO_CHANGE[fmt](out), (fmt, out)
+    # the same permuted pair is still compared: one tool gone is caught
+    if old.get("tools") and new.get("tools"):
+        gone = sorted(t["name"] for t in new["tools"])[0]
+        fewer = {**new, "tools": [t for t in new["tools"] if t["name"] != gone]}
+        code, out = _cli_diff(old, fewer, "json")
+        found = [(c["rule"], c["entity"]) for c in json.loads(out)["changes"]]
+        assert code == 1 and found == [("tool.removed", gone)], found
+
+
+def _with_null(schema):
+    """S with null added to its type (and to its enum, if any)."""
+    out = dict(schema)
+    out["type"] = [schema["type"], "null"]
+    if "enum" in schema:
+        out["enum"] = schema["enum"] + [None]
+    return out
+
+
+@FAST
+@given(st.one_of(_schemas(closed=True), _schemas(closed=False)),
+       st.sampled_from(["inputSchema", "outputSchema"]), st.data())
+def test_optional_spelled_either_way_is_no_breaking_change(schema, key, data):
+    """Pydantic's ``anyOf: [S, {"type": "null"}]`` against S with null in
+    its type: the same values validate, and the engine reports nothing
+    (so certainly nothing BREAKING), in both directions of the rewrite."""
+    optional = {"anyOf": [schema, {"type": "null"}]}
+    spelled = _with_null(schema)
+
+    def tool(value):
+        return _tool({"type": "object", "properties": {"x": value}}, key)
+
+    for a, b in ((optional, spelled), (spelled, optional)):
+        changes = diff(tool(a), tool(b))
+        assert not [c for c in changes if c.default_severity == BREAKING], changes
+        assert changes == [], changes
+    # an independent validator agrees the two accept the same values
+    for source, other in ((optional, spelled), (spelled, optional)):
+        value = data.draw(from_schema(source), label="value")
+        assert jsonschema.Draft202012Validator(other).is_valid(value), (source, value)
+    # and the engine does read that place: S itself against S-or-null widens
+    widened = [c.rule for c in diff(tool(schema), tool(spelled))]
+    side = "input" if key == "inputSchema" else "output"
+    assert f"tool.{side}.type.widened" in widened, widened
 
 
 def _tool(schema, key="inputSchema"):
