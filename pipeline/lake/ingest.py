@@ -17,6 +17,7 @@ import os
 import re
 import stat
 import sys
+import zlib
 
 from pipeline.contract import manifest_digest, tool_digest
 from pipeline.engine.manifest import DEFAULT_MAX_BYTES, parse_manifest
@@ -120,9 +121,26 @@ def rows_from_records(records) -> tuple[list, list]:
     return rows, attempts
 
 
+# a capture file: plain JSON, or gzipped (how committed corpora are stored)
+CAPTURE_SUFFIXES = (".json", ".json.gz")
+
+
+def gunzip(data: bytes, path: str, max_bytes: int) -> bytes:
+    """The decompressed bytes, bounded: a small file that inflates past
+    ``max_bytes`` is an error, not a memory exhaustion."""
+    inflate = zlib.decompressobj(wbits=31)
+    try:
+        out = inflate.decompress(data, max_bytes + 1)
+    except zlib.error as exc:
+        raise InputError(path, f"not a valid gzip file ({exc})") from None
+    if len(out) > max_bytes or inflate.unconsumed_tail:
+        raise InputError(path, f"decompresses to more than the {max_bytes}-byte limit")
+    return out
+
+
 def rows_from_folder(folder: str, warn=None) -> tuple[list, list]:
     """(manifest rows, attempt rows) from ``folder/<server-id>/<version>.json``
-    files, with capture times and transports from ``crawl-log.jsonl`` when it
+    (or ``<version>.json.gz``) files, with capture times and transports from ``crawl-log.jsonl`` when it
     is there. The log's failed attempts become error rows too, so a version
     that never started is counted, not dropped. A file that cannot be read
     as a manifest is an error row; an entry that is no capture at all (a
@@ -140,17 +158,20 @@ def rows_from_folder(folder: str, warn=None) -> tuple[list, list]:
         if not _is_dir(server_dir, warn):
             continue
         for name in _names(server_dir, warn):
-            if not name.endswith(".json") or name.startswith("."):
+            suffix = next((s for s in CAPTURE_SUFFIXES if name.endswith(s)), None)
+            if suffix is None or name.startswith("."):
                 continue
             path = os.path.join(server_dir, name)
             kind = _entry_kind(path)
             if kind is not None:
                 warn(f"mcpdelta: {path}: skipped, {kind}")
                 continue
-            version = name[: -len(".json")]
+            version = name[: -len(suffix)]
             entry = log.get((server_id, version), {})
             try:
                 data = read_bytes(path, DEFAULT_MAX_BYTES, "manifest file")
+                if suffix == ".json.gz":
+                    data = gunzip(data, path, DEFAULT_MAX_BYTES)
                 mtime = os.stat(path).st_mtime
             except InputError as exc:
                 rows.append(capture_row(server_id, version, None, source=f"ingest:{path}",
