@@ -20,6 +20,8 @@ import sys
 import zlib
 
 from pipeline.contract import manifest_digest, tool_digest
+from pipeline.engine.behaviour import fingerprint
+from pipeline.engine.fingerprint import shape_hash
 from pipeline.engine.manifest import DEFAULT_MAX_BYTES, parse_manifest
 from pipeline.errors import InputError
 from pipeline.inputs import read_bytes
@@ -62,7 +64,7 @@ def capture_row(server_id, version, manifest_text, *, source, captured_at, trans
            "captured_at": _timestamp(captured_at), "source": source, "transport": transport,
            "ok": ok, "error_kind": error_kind, "error": error, "manifest_digest": None,
            "tool_digests": None, "tool_hashes": None, "surface_json": None, "manifest_json": None,
-           "tools": []}
+           "tools": [], "probes": []}
     if not ok or manifest_text is None:
         row["ok"] = False
         return row
@@ -85,7 +87,19 @@ def capture_row(server_id, version, manifest_text, *, source, captured_at, trans
                                  "name": tool["name"], "tool_hash": hashes[tool["name"]],
                                  "tool_json": text})
         row["tool_hashes"] = json.dumps(hashes, sort_keys=True)
+    for probe in manifest.get("probes") or []:
+        shape = fingerprint(probe)["shape"]
+        row["probes"].append({"server_id": server_id, "manifest_digest": row["manifest_digest"],
+                              "name": probe["name"], "tool": probe["tool"],
+                              "arguments_json": json.dumps(probe.get("arguments"), sort_keys=True),
+                              "outcome": probe.get("outcome"), "error": _short_text(probe.get("error")),
+                              "shape_hash": shape_hash(shape) if shape else None,
+                              "shape_json": json.dumps(shape, sort_keys=True) if shape else None})
     return row
+
+
+def _short_text(value, limit: int = 1000):
+    return None if value is None else str(value)[:limit]
 
 
 def attempt_row(entry: dict, digest, source: str) -> dict:
@@ -300,7 +314,7 @@ def _text(value) -> bool:
 def store(lake, rows, attempts=()) -> dict:
     """Append the manifest rows and attempt rows the lake does not hold yet;
     return counts. A new contract's tools are written first and its manifest
-    row after, so a manifest row always has its tools."""
+    row after, so a manifest row always has its tools (and its probes)."""
     con = lake.connect()
     seen = set(con.execute(
         "SELECT server_id, version, attempted_at, client FROM attempts").fetchall())
@@ -315,7 +329,8 @@ def store(lake, rows, attempts=()) -> dict:
     ).fetchall())
     known_contracts = {(s, v, d) for s, v, d, _ in known}
     stored_tools = set(con.execute("SELECT DISTINCT server_id, manifest_digest FROM tools").fetchall())
-    fresh, tools = [], []
+    stored_probes = set(con.execute("SELECT DISTINCT server_id, manifest_digest FROM probes").fetchall())
+    fresh, tools, probes = [], [], []
     for row in rows:
         if row["ok"]:
             key = (row["server_id"], row["version"], row["manifest_digest"])
@@ -325,12 +340,17 @@ def store(lake, rows, attempts=()) -> dict:
             if (row["server_id"], row["manifest_digest"]) not in stored_tools:
                 stored_tools.add((row["server_id"], row["manifest_digest"]))
                 tools.extend(row["tools"])  # a contract's tools once, whatever its versions
+            if row["probes"] and (row["server_id"], row["manifest_digest"]) not in stored_probes:
+                stored_probes.add((row["server_id"], row["manifest_digest"]))
+                probes.extend(row["probes"])
         elif (row["server_id"], row["version"], row["error_kind"], row["captured_at"]) in known:
             continue
         fresh.append(row)
     batch = new_batch_id()
     lake.append("tools", tools, batch)
-    lake.append("manifests", [{k: v for k, v in row.items() if k != "tools"} for row in fresh], batch)
+    lake.append("probes", probes, batch)
+    lake.append("manifests", [{k: v for k, v in row.items() if k not in ("tools", "probes")} for row in fresh],
+                batch)
     lake.append("attempts", new_attempts, batch)
     return {"rows": len(rows), "added": len(fresh), "errors": sum(not r["ok"] for r in fresh),
             "attempts": len(new_attempts)}

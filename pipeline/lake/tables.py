@@ -45,6 +45,21 @@ TOOLS = pa.schema([
     ("tool_json", pa.string()),
 ])
 
+# Each probe call of each stored contract once (see pipeline/engine/behaviour.py):
+# what was called, how it ended, and its response's shape. The raw result
+# stays in the manifest's JSON; values are not contract.
+PROBES = pa.schema([
+    ("server_id", pa.string()),
+    ("manifest_digest", pa.string()),
+    ("name", pa.string()),
+    ("tool", pa.string()),
+    ("arguments_json", pa.string()),
+    ("outcome", pa.string()),           # result | tool_error | protocol_error | timeout | unavailable
+    ("error", pa.string()),
+    ("shape_hash", pa.string()),
+    ("shape_json", pa.string()),
+])
+
 PAIR_COLUMNS = [
     ("pair_key", pa.string()),
     ("server_id", pa.string()),
@@ -151,6 +166,6 @@ ATTEMPTS = pa.schema([
     ("duration_ms", pa.int64()),
 ])
 
-TABLES = {"manifests": MANIFESTS, "tools": TOOLS, "changes": CHANGES, "pairs": PAIRS, "runs": RUNS,
-          "notes": NOTES, "attempts": ATTEMPTS}
-PARTITIONED = ("manifests", "tools", "changes", "pairs", "notes", "attempts")
+TABLES = {"manifests": MANIFESTS, "tools": TOOLS, "probes": PROBES, "changes": CHANGES, "pairs": PAIRS,
+          "runs": RUNS, "notes": NOTES, "attempts": ATTEMPTS}
+PARTITIONED = ("manifests", "tools", "probes", "changes", "pairs", "notes", "attempts")

@@ -110,3 +110,23 @@ def test_behavioural_rules_reach_every_format(weather, fmt):
     assert done.returncode == 1
     assert "tool.behaviour.type.changed" in done.stdout
     assert "tool.behaviour.outputSchema.violated" in done.stdout
+
+
+def test_probes_land_in_the_lake_keyed_like_tools(weather, tmp_path):
+    import duckdb  # noqa: F401 - the lake is queried by DuckDB
+
+    from pipeline.lake import Lake
+
+    done = subprocess.run([_console_script(), "ingest", str(weather.parent), "--lake", "lake"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    again = subprocess.run([_console_script(), "ingest", str(weather.parent), "--lake", "lake"], cwd=tmp_path,
+                           capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0
+    con = Lake(str(tmp_path / "lake")).connect()
+    rows = con.execute("SELECT m.version, p.name, p.outcome, p.shape_hash FROM probes p JOIN manifests m "
+                       "USING (server_id, manifest_digest) ORDER BY m.version, p.name").fetchall()
+    assert [(v, n, o) for v, n, o, _ in rows] == [(v, n, "result") for v in ("1.1.0", "1.2.0", "2.0.0")
+                                                  for n in ("air", "conditions")]  # once each: no doubling
+    conditions = {v: h for v, n, _, h in rows if n == "conditions"}
+    assert conditions["1.1.0"] != conditions["1.2.0"] == conditions["2.0.0"]  # the shape moved at 1.2.0
