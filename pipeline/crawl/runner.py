@@ -281,12 +281,14 @@ async def crawl(targets: list[Target], limits: Limits, out_dir: str | Path, *,
                 cache: PackageCache | None = None, progress: Progress | None = None,
                 on_total: Callable[[int], None] | None = None,
                 client: ClientIdentity | None = None, recapture: bool = False,
-                release_installs: bool = False, skipped: list | None = None) -> list[CaptureRecord]:
+                release_installs: bool = False, skipped: list | None = None,
+                captured=()) -> list[CaptureRecord]:
     """Capture every target; see the module's docstring.
 
     A version sweep skips every (package, version) ``out_dir`` already holds a
-    good capture of (published releases do not change), unless ``recapture``;
-    the pairs skipped are appended to ``skipped``. Servers run from a command
+    good capture of (published releases do not change), or that ``captured``
+    names (for example a lake's good captures), unless ``recapture``; the
+    pairs skipped are appended to ``skipped``. Servers run from a command
     or a URL are captured every time. ``release_installs`` removes each
     package install once its capture is done (the last pass that needs it).
     The log is appended to: one line per attempt, across runs."""
@@ -295,7 +297,7 @@ async def crawl(targets: list[Target], limits: Limits, out_dir: str | Path, *,
     cache = cache or PackageCache(default_cache(), limits.install_timeout_s)
     jobs, records = await expand_sweeps(targets, cache)
     if not recapture:
-        have = good_captures(out_dir)
+        have = good_captures(out_dir) | {(str(i), str(v)) for i, v in captured}
         keep = []
         for t, published in jobs:
             if t.package is not None and (t.id, t.version) in have:

@@ -45,6 +45,16 @@ def test_discover_first_and_initialize_for_older_servers(tmp_path):
     assert {r["id"]: r["handshake"] for r in rows} == {"modern": "discover", "legacy": "initialize"}
 
 
+def test_a_server_silent_or_dying_on_discover_is_asked_with_initialize(tmp_path):
+    silent, dying = run_crawl([stdio_target("silent-discover"), stdio_target("die-on-discover")], tmp_path,
+                              fast_limits(discover_timeout_s=0.5))
+    assert silent.ok and silent.handshake == "initialize" and silent.attempts == 1
+    assert any("server/discover: no answer within 0.5s" in w for w in silent.warnings)
+    assert dying.ok and dying.handshake == "initialize" and dying.attempts == 1
+    assert any("started again for initialize" in w and "unknown method" in w for w in dying.warnings)
+    assert [t["name"] for t in dying.manifest["tools"]] == ["alpha"]
+
+
 def test_old_protocol_flag_skips_discover(tmp_path):
     servers = tmp_path / "servers.yaml"
     servers.write_text(f'servers:\n  - {{id: n, command: "{{python}}", args: ["{DEMO / "notes_server.py"}", '
