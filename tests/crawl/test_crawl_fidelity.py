@@ -231,3 +231,15 @@ def test_stopping_the_crawl_ends_every_server(tmp_path, signum, no_leftovers):
     assert signal.Signals(signum).name in err and "Traceback" not in err
     time.sleep(0.2)
     assert not alive(server) and not alive(child) and not alive(grandchild)
+
+
+def test_the_lake_attempts_keep_the_new_fields(tmp_path):
+    from pipeline.lake import Lake
+    from pipeline.lake.ingest import rows_from_folder, store
+
+    run_crawl([demo_target("dual", "modern"), stdio_target("exit-early")], tmp_path / "out")
+    lake = Lake(str(tmp_path / "lake"))
+    store(lake, *rows_from_folder(str(tmp_path / "out")))
+    got = lake.connect().execute("SELECT server_id, handshake, capture_ms > 0, install_ms FROM attempts "
+                                 "ORDER BY server_id").fetchall()
+    assert got == [("fault-exit-early", None, True, 0), ("modern", "discover", True, 0)]
