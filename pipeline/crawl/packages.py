@@ -332,8 +332,26 @@ class PackageCache:
     def release(self, registry: str, name: str, version: str, bin_name: str | None = None,
                 python: str | None = None) -> None:
         """Remove every install of one version (no pass needs it any more)."""
-        for path in self.dir(registry, name).glob(f"{glob.escape(safe_name(version))}~*"):
-            shutil.rmtree(path, ignore_errors=True)
+        base = self.dir(registry, name)
+        for path in [*base.glob(f"{glob.escape(safe_name(version))}~*"), base / safe_name(version)]:
+            if path.is_dir():
+                shutil.rmtree(path, ignore_errors=True)
+
+    def _legacy_install(self, registry, name, version, published_at, bin_name, python) -> dict | None:
+        """An install of the unkeyed layout (``<version>/``), reused only where its
+        options are the defaults it was made with: the same publish time, no
+        executable or interpreter asked for, the public registry."""
+        folder = self.dir(registry, name) / safe_name(version)
+        if bin_name or python or (registry == "pypi" and self.pypi_url != "https://pypi.org") or (
+                registry == "npm" and os.environ.get("npm_config_registry")):
+            return None
+        try:
+            info = json.loads((folder / "install.json").read_text())
+        except (OSError, ValueError):
+            return None
+        if not isinstance(info, dict) or info.get("published_at") != published_at or not info.get("argv"):
+            return None
+        return _absolute(info, folder)
 
     async def install(self, registry: str, name: str, version: str, published_at: str | None,
                       bin_name: str | None, python: str | None = None) -> dict:
@@ -343,6 +361,9 @@ class PackageCache:
         marker = final / "install.json"
         if marker.exists():
             return _absolute(json.loads(marker.read_text()), final) | {"install_ms": 0}
+        legacy = self._legacy_install(registry, name, version, published_at, bin_name, python)
+        if legacy is not None:
+            return legacy | {"install_ms": 0}
         if self.offline:
             raise CrawlError("install_failed", f"{name}@{version} is not in the cache and the crawl is offline")
         final.parent.mkdir(parents=True, exist_ok=True)
