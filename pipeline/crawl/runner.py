@@ -112,6 +112,9 @@ def isolated_env(home: Path) -> dict[str, str]:
     env.setdefault("npm_config_cache", os.environ.get("npm_config_cache") or os.path.join(real_home, ".npm"))
     env.setdefault("PIP_CACHE_DIR", os.environ.get("PIP_CACHE_DIR") or os.path.join(real_home, ".cache", "pip"))
     env.setdefault("UV_CACHE_DIR", os.environ.get("UV_CACHE_DIR") or os.path.join(real_home, ".cache", "uv"))
+    npmrc = os.environ.get("npm_config_userconfig") or os.path.join(real_home, ".npmrc")
+    if os.path.exists(npmrc):  # the registry npx installs from, as configured
+        env["npm_config_userconfig"] = npmrc
     return env
 
 
@@ -192,6 +195,8 @@ async def capture_target(t: Target, limits: Limits, cache: PackageCache | None,
         rec.warnings.extend(f"not implemented by the server (a note, not a failure): {u}" for u in notes.unsupported)
         if notes.discover_note and notes.handshake == "initialize":
             rec.warnings.append(f"fell back to initialize: {notes.discover_note}")
+        elif notes.discover_note:
+            rec.warnings.append(f"server/discover answered late: {notes.discover_note}")
     except CrawlError as exc:
         rec.ok = False
         rec.error_kind, rec.error = exc.kind, exc.message

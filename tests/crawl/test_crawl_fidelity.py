@@ -26,7 +26,8 @@ def demo_target(era: str, id_: str) -> Target:
 
 # -- the 2026-07-28 revision and the initialize handshake ---------------------
 def test_discover_first_and_initialize_for_older_servers(tmp_path):
-    records = run_crawl([demo_target("dual", "modern"), demo_target("legacy", "legacy")], tmp_path)
+    records = run_crawl([demo_target("dual", "modern"), demo_target("legacy", "legacy")], tmp_path,
+                        fast_limits(discover_timeout_s=30))  # the answer itself decides, not the clock
     by = {r.id: r for r in records}
     modern, legacy = by["modern"], by["legacy"]
     assert modern.ok and legacy.ok
@@ -53,6 +54,15 @@ def test_a_server_silent_or_dying_on_discover_is_asked_with_initialize(tmp_path)
     assert dying.ok and dying.handshake == "initialize" and dying.attempts == 1
     assert any("started again for initialize" in w and "unknown method" in w for w in dying.warnings)
     assert [t["name"] for t in dying.manifest["tools"]] == ["alpha"]
+
+
+def test_a_late_discover_answer_still_wins(tmp_path):
+    # the probe gives up before the server has started; the server then answers it,
+    # refuses the initialize that followed (-32022), and is asked again, as the SDK client does
+    rec = only(run_crawl([demo_target("dual", "slow")], tmp_path, fast_limits(discover_timeout_s=0.01)))
+    assert rec.ok and rec.handshake == "discover" and rec.protocol == "2026-07-28"
+    assert any("answered late" in w and "-32022" in w for w in rec.warnings), rec.warnings
+    assert rec.manifest["tools"]
 
 
 def test_old_protocol_flag_skips_discover(tmp_path):
