@@ -9,7 +9,8 @@ import sys
 
 import pytest
 
-from pipeline.crawl.packages import PackageCache, interpreters
+from pipeline.crawl.packages import PackageCache
+from pipeline.crawl.toolchain import interpreters
 from pipeline.crawl.runner import crawl
 from pipeline.crawl.servers import load
 
