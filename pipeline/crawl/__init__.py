@@ -2,9 +2,11 @@
 
 Modules: ``servers`` (servers.yaml / registry server.json -> targets),
 ``jsonrpc`` (the raw JSON-RPC layer), ``stdio`` / ``http`` / ``sse``
-(transports), ``session`` (initialize + paginated lists), ``packages``
-(version sweeps and the install cache), ``runner`` (concurrency, retries,
-files), ``command`` (``mcpdelta crawl``).
+(transports), ``session`` (server/discover or initialize + paginated
+lists), ``packages`` (version sweeps and the install cache), ``toolchain``
+(npm, pip and the interpreters of the machine),
+``redact`` (secrets out of everything written), ``runner`` (concurrency,
+retries, isolation, files), ``command`` (``mcpdelta crawl``).
 """
 
 from .errors import CrawlError

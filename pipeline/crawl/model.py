@@ -33,7 +33,8 @@ class Limits:
     max_retry_after_s: float = 60.0      # cap on a server's Retry-After
     kill_grace_s: float = 0.5            # wait for exit after stdin closes
     stderr_tail_bytes: int = 64 * 1024   # stderr kept per server (its cause lines go to the log)
-    discover_timeout_s: float = 10.0     # server/discover before falling back to initialize
+    discover_timeout_s: float = 5.0      # server/discover before falling back to initialize (a late
+                                         # answer still counts: initialize then gets -32022)
     max_noise_lines: int = 1000          # non-JSON stdout lines skipped before the capture fails
 
     _ALIASES = {"timeout_s": ("start_timeout_s", "request_timeout_s")}

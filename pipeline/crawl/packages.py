@@ -30,7 +30,6 @@ all in the cache runs offline. npm's and pip's download caches live under
 
 from __future__ import annotations
 
-import asyncio
 import datetime as dt
 import glob
 import hashlib
@@ -38,14 +37,15 @@ import json
 import os
 import re
 import shutil
-import signal
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from .errors import CrawlError, cause_lines, short
+from .errors import CrawlError, short
 from .servers import safe_name
+from .toolchain import (dated_late, index_only_env, interpreters, npm_reason, pip_reason, py_matches,
+                        requires_python, run_process)
 
 _CLAUSE = re.compile(r"^(>=|<=|==|!=|>|<|=)?\s*v?([0-9][0-9A-Za-z.+-]*)$")
 
@@ -119,136 +119,6 @@ def _select(available: list[str], s: str, stable_only: bool = True) -> list[str]
     return out
 
 
-async def run_process(argv: list[str], timeout: float, cwd: str | None = None,
-                      env: dict | None = None) -> tuple[int, str, str]:
-    """Run a helper command in its own process group; kill the group on timeout."""
-    try:
-        proc = await asyncio.create_subprocess_exec(
-            *argv, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE, cwd=cwd, env=env, start_new_session=True)
-    except OSError as exc:
-        raise CrawlError("install_failed", f"cannot run {argv[0]}: {exc.strerror or exc}") from None
-    try:
-        out, err = await asyncio.wait_for(proc.communicate(), timeout)
-    except (asyncio.TimeoutError, TimeoutError, asyncio.CancelledError) as exc:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        await proc.wait()
-        if isinstance(exc, asyncio.CancelledError):
-            raise
-        raise CrawlError("timeout", f"{Path(argv[0]).name} {argv[1] if len(argv) > 1 else ''}: "
-                                    f"no result within {timeout:g}s") from None
-    finally:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)  # helpers it left behind
-        except (ProcessLookupError, PermissionError):
-            pass
-    return proc.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
-
-
-def _index_only_env() -> dict:
-    """The environment for a time-travel pip install: the package index only.
-    pip cannot date a local wheel folder or a ``file://`` index, so it lets
-    their newer releases past ``--uploaded-prior-to``; a machine's pip
-    config or ``PIP_FIND_LINKS`` may add both."""
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("PIP_FIND_LINKS", "PIP_EXTRA_INDEX_URL", "PIP_CONSTRAINT")}
-    env["PIP_CONFIG_FILE"] = os.devnull
-    return env
-
-
-def _npm_reason(err: str) -> str:
-    """npm's error code and first message line, e.g. "ETARGET: No matching version found
-    for x@1 with a date before ..." (its last line only points at a log file)."""
-    code, message = None, None
-    for line in err.splitlines():
-        m = re.match(r"npm (?:error|ERR!) (\S+)(?: (.*))?$", line.strip())
-        if not m:
-            continue
-        if m.group(1) == "code" and code is None:
-            code = (m.group(2) or "").strip() or None
-        elif message is None and m.group(2) and not m.group(0).startswith(("npm error A complete log",
-                                                                          "npm ERR! A complete log")):
-            message = m.group(2).strip() if m.group(1) in (code, (code or "").lower()) else f"{m.group(1)} {m.group(2)}".strip()
-    if code and code.isdigit():  # a lifecycle script failed: its own error lines say why
-        lines = [ln for ln in cause_lines(err) if not re.match(r"npm (error|ERR!) (code|path|command|A complete log)\b", ln)]
-        if lines:
-            return short(f"script exited with {code}: " + " | ".join(lines[-3:]), 600)
-    if message:
-        return short(f"{code}: {message}" if code else message, 600)
-    return _last_line(err)
-
-
-def _pip_reason(err: str) -> str:
-    """pip's ERROR lines, all of them (the cause, e.g. Requires-Python, is often not the last)."""
-    errors = [ln.strip() for ln in err.splitlines() if ln.strip().startswith("ERROR:")]
-    if errors:
-        return short(" | ".join(errors), 1000)
-    lines = cause_lines(err)
-    return short(" | ".join(lines[-3:]), 1000) if lines else _last_line(err)
-
-
-def _dated_late(err: str) -> bool:
-    """Did an install fail because something it needs is dated after the cut-off?"""
-    return bool(re.search(r"ETARGET|No matching version found|No matching distribution found|"
-                          r"Could not find a version that satisfies", err)) and "Requires-Python" not in err
-
-
-def _requires_python(err: str) -> str | None:
-    m = re.search(r"Requires-Python\s*([<>=!~]=?\s*[0-9][0-9.*]*(?:\s*,\s*[<>=!~]=?\s*[0-9][0-9.*]*)*)", err)
-    return m.group(1).replace(" ", "").strip(",") if m else None
-
-
-def _py_matches(spec: str, minor: str) -> bool:
-    """Does interpreter ``3.X`` meet a Requires-Python specifier (``>=3.12``, ``>=3.10,<3.13``)?"""
-    have = tuple(int(p) for p in minor.split("."))
-    for clause in filter(None, spec.split(",")):
-        m = re.fullmatch(r"(~=|==|!=|>=|<=|>|<)?\s*([0-9]+(?:\.[0-9]+|\.\*)*)", clause.strip())
-        if not m:
-            continue
-        op, ver = m.group(1) or "==", m.group(2)
-        if ver.endswith(".*"):
-            want = tuple(int(p) for p in ver[:-2].split("."))
-            if (have[:len(want)] == want) != (op == "=="):
-                return False
-            continue
-        want = tuple(int(p) for p in ver.split("."))
-        n = max(len(want), 2)
-        a, b = (have + (0,) * 3)[:n], (want + (0,) * 3)[:n]
-        if len(want) > 2:  # 3.12.1: compare minor only, the patch level is always met by the newest
-            a, b = a[:2], b[:2]
-        ok = {">=": a >= b, ">": a > b, "<=": a <= b, "<": a < b, "==": a == b, "!=": a != b,
-              "~=": a >= b}[op]
-        if not ok:
-            return False
-    return True
-
-
-def interpreters() -> dict[str, str]:
-    """{"3.12": path} for the CPython 3 interpreters on this machine (pyenv's, then PATH)."""
-    found: dict[str, str] = {}
-    own = f"{sys.version_info[0]}.{sys.version_info[1]}"
-    roots = [os.environ.get("PYENV_ROOT") or os.path.expanduser("~/.pyenv")]
-    for root in roots:
-        for exe in sorted(glob.glob(os.path.join(root, "versions", "3.*", "bin", "python3.*"))):
-            m = re.search(r"python(3\.[0-9]+)$", exe)
-            if m and int(m.group(1).split(".")[1]) >= 9 and os.access(exe, os.X_OK):  # pip runs on 3.9+
-                found.setdefault(m.group(1), exe)
-    for minor in range(9, 20):
-        exe = shutil.which(f"python3.{minor}")
-        if exe:
-            found.setdefault(f"3.{minor}", exe)
-    found[own] = found.get(own) or sys.executable
-    return dict(sorted(found.items(), key=lambda kv: tuple(int(p) for p in kv[0].split("."))))
-
-
-def _last_line(text: str) -> str:
-    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
-    return short(lines[-1], 160) if lines else ""
-
-
 class PackageCache:
     def __init__(self, root: Path, timeout: float, offline: bool = False, *, pypi_url: str | None = None,
                  late_days: float = 7.0, download_cache_bytes: int = 20 * 1024 ** 3):
@@ -291,7 +161,7 @@ class PackageCache:
             raise CrawlError("version_lookup", "npm is not installed")
         code, out, err = await run_process([npm, "view", name, "time", "--json"], self.timeout)
         if code != 0:
-            raise CrawlError("version_lookup", f"npm view {name}: {_npm_reason(err) or 'failed'}")
+            raise CrawlError("version_lookup", f"npm view {name}: {npm_reason(err) or 'failed'}")
         times = json.loads(out or "{}")
         return {v: t for v, t in times.items() if v not in ("created", "modified")}
 
@@ -332,8 +202,26 @@ class PackageCache:
     def release(self, registry: str, name: str, version: str, bin_name: str | None = None,
                 python: str | None = None) -> None:
         """Remove every install of one version (no pass needs it any more)."""
-        for path in self.dir(registry, name).glob(f"{glob.escape(safe_name(version))}~*"):
-            shutil.rmtree(path, ignore_errors=True)
+        base = self.dir(registry, name)
+        for path in [*base.glob(f"{glob.escape(safe_name(version))}~*"), base / safe_name(version)]:
+            if path.is_dir():
+                shutil.rmtree(path, ignore_errors=True)
+
+    def _legacy_install(self, registry, name, version, published_at, bin_name, python) -> dict | None:
+        """An install of the unkeyed layout (``<version>/``), reused only where its
+        options are the defaults it was made with: the same publish time, no
+        executable or interpreter asked for, the public registry."""
+        folder = self.dir(registry, name) / safe_name(version)
+        if bin_name or python or (registry == "pypi" and self.pypi_url != "https://pypi.org") or (
+                registry == "npm" and os.environ.get("npm_config_registry")):
+            return None
+        try:
+            info = json.loads((folder / "install.json").read_text())
+        except (OSError, ValueError):
+            return None
+        if not isinstance(info, dict) or info.get("published_at") != published_at or not info.get("argv"):
+            return None
+        return _absolute(info, folder)
 
     async def install(self, registry: str, name: str, version: str, published_at: str | None,
                       bin_name: str | None, python: str | None = None) -> dict:
@@ -343,6 +231,9 @@ class PackageCache:
         marker = final / "install.json"
         if marker.exists():
             return _absolute(json.loads(marker.read_text()), final) | {"install_ms": 0}
+        legacy = self._legacy_install(registry, name, version, published_at, bin_name, python)
+        if legacy is not None:
+            return legacy | {"install_ms": 0}
         if self.offline:
             raise CrawlError("install_failed", f"{name}@{version} is not in the cache and the crawl is offline")
         final.parent.mkdir(parents=True, exist_ok=True)
@@ -371,7 +262,7 @@ class PackageCache:
         try:
             return await run(work, name, version, before, bin_name, python)
         except CrawlError as exc:
-            if not (before and exc.kind == "install_failed" and _dated_late(exc.message)):
+            if not (before and exc.kind == "install_failed" and dated_late(exc.message)):
                 raise
             first = exc.message
         later = _after(published_at, minutes=self.late_days * 24 * 60)
@@ -396,7 +287,7 @@ class PackageCache:
         env = dict(os.environ, npm_config_cache=str(self.downloads("npm")))
         code, _, err = await run_process(argv, self.timeout, env=env)
         if code != 0:
-            raise CrawlError("install_failed", f"npm install {name}@{version}: {_npm_reason(err) or 'failed'}")
+            raise CrawlError("install_failed", f"npm install {name}@{version}: {npm_reason(err) or 'failed'}")
         pkg = json.loads((work / "node_modules" / name / "package.json").read_text())
         bins = pkg.get("bin")
         if isinstance(bins, str):
@@ -417,10 +308,10 @@ class PackageCache:
         try:
             return await self._pypi_venv(work, name, version, before, bin_name, own, sys.executable)
         except CrawlError as exc:
-            spec = _requires_python(exc.message)
+            spec = requires_python(exc.message)
             if exc.kind != "install_failed" or not spec:
                 raise
-            fits = [minor for minor in found if minor != own and _py_matches(spec, minor)]
+            fits = [minor for minor in found if minor != own and py_matches(spec, minor)]
             if not fits:
                 raise CrawlError("install_failed", f"{exc.message} (no interpreter on this machine meets "
                                                    f"Requires-Python {spec}; found: {', '.join(found)})") from None
@@ -430,7 +321,7 @@ class PackageCache:
     async def _pypi_venv(self, work: Path, name, version, before, bin_name, minor: str, interpreter: str) -> dict:
         code, _, err = await run_process([interpreter, "-m", "venv", "--without-pip", str(work)], self.timeout)
         if code != 0:
-            raise CrawlError("install_failed", f"venv for {name} (Python {minor}): {_pip_reason(err)}")
+            raise CrawlError("install_failed", f"venv for {name} (Python {minor}): {pip_reason(err)}")
         py = str(work / "bin" / "python")
         argv = [sys.executable, "-m", "pip", "--python", py, "install", "--no-input",
                 "--disable-pip-version-check", "--quiet", "--cache-dir", str(self.downloads("pip")),
@@ -439,7 +330,7 @@ class PackageCache:
             argv += ["--index-url", f"{self.pypi_url}/simple/"]
         if before:
             argv.append(f"--uploaded-prior-to={before}")
-        env = _index_only_env() if before or self.pypi_url != "https://pypi.org" else None
+        env = index_only_env() if before or self.pypi_url != "https://pypi.org" else None
         code, _, err = await run_process(argv, self.timeout, env=env)
         if code != 0 and before and "no such option" in err:
             # never fall back to today's dependencies: that is the flaw a
@@ -448,7 +339,7 @@ class PackageCache:
                              "as of its publish date needs pip 26.0 or newer")
         if code != 0:
             raise CrawlError("install_failed", f"pip install {name}=={version} (Python {minor}): "
-                                               f"{_pip_reason(err) or 'failed'}")
+                                               f"{pip_reason(err) or 'failed'}")
         probe = ("import importlib.metadata as m, json, sys; d = m.distribution(sys.argv[1]); "
                  "print(json.dumps([e.name for e in d.entry_points if e.group == 'console_scripts']))")
         code, out, err = await run_process([py, "-c", probe, name], self.timeout)

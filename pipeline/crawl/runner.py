@@ -112,6 +112,9 @@ def isolated_env(home: Path) -> dict[str, str]:
     env.setdefault("npm_config_cache", os.environ.get("npm_config_cache") or os.path.join(real_home, ".npm"))
     env.setdefault("PIP_CACHE_DIR", os.environ.get("PIP_CACHE_DIR") or os.path.join(real_home, ".cache", "pip"))
     env.setdefault("UV_CACHE_DIR", os.environ.get("UV_CACHE_DIR") or os.path.join(real_home, ".cache", "uv"))
+    npmrc = os.environ.get("npm_config_userconfig") or os.path.join(real_home, ".npmrc")
+    if os.path.exists(npmrc):  # the registry npx installs from, as configured
+        env["npm_config_userconfig"] = npmrc
     return env
 
 
@@ -193,6 +196,8 @@ async def capture_target(t: Target, limits: Limits, cache: PackageCache | None,
         rec.warnings.extend(notes.probe_notes)
         if notes.discover_note and notes.handshake == "initialize":
             rec.warnings.append(f"fell back to initialize: {notes.discover_note}")
+        elif notes.discover_note:
+            rec.warnings.append(f"server/discover answered late: {notes.discover_note}")
     except CrawlError as exc:
         rec.ok = False
         rec.error_kind, rec.error = exc.kind, exc.message
@@ -282,12 +287,14 @@ async def crawl(targets: list[Target], limits: Limits, out_dir: str | Path, *,
                 cache: PackageCache | None = None, progress: Progress | None = None,
                 on_total: Callable[[int], None] | None = None,
                 client: ClientIdentity | None = None, recapture: bool = False,
-                release_installs: bool = False, skipped: list | None = None) -> list[CaptureRecord]:
+                release_installs: bool = False, skipped: list | None = None,
+                captured=()) -> list[CaptureRecord]:
     """Capture every target; see the module's docstring.
 
     A version sweep skips every (package, version) ``out_dir`` already holds a
-    good capture of (published releases do not change), unless ``recapture``;
-    the pairs skipped are appended to ``skipped``. Servers run from a command
+    good capture of (published releases do not change), or that ``captured``
+    names (for example a lake's good captures), unless ``recapture``; the
+    pairs skipped are appended to ``skipped``. Servers run from a command
     or a URL are captured every time. ``release_installs`` removes each
     package install once its capture is done (the last pass that needs it).
     The log is appended to: one line per attempt, across runs."""
@@ -296,7 +303,7 @@ async def crawl(targets: list[Target], limits: Limits, out_dir: str | Path, *,
     cache = cache or PackageCache(default_cache(), limits.install_timeout_s)
     jobs, records = await expand_sweeps(targets, cache)
     if not recapture:
-        have = good_captures(out_dir)
+        have = good_captures(out_dir) | {(str(i), str(v)) for i, v in captured}
         keep = []
         for t, published in jobs:
             if t.package is not None and (t.id, t.version) in have:

@@ -94,7 +94,7 @@ class Session:
     def _meta(self, version: str) -> dict:
         return {META_PROTOCOL: version, META_CLIENT_INFO: self.client.client_info(), META_CLIENT_CAPABILITIES: {}}
 
-    async def discover(self, notes: Notes) -> dict | None:
+    async def discover(self, notes: Notes, timeout: float | None = None) -> dict | None:
         """The ``server/discover`` result, or None when the server is of the older kind."""
         version = self.client.modern_version
         for attempt in range(2):
@@ -102,7 +102,7 @@ class Session:
             msg = jsonrpc.request(self._next_id, "server/discover", {"_meta": self._meta(version)})
             if hasattr(self.transport, "protocol_version"):
                 self.transport.protocol_version = version
-            timeout = min(self.limits.start_timeout_s, self.limits.discover_timeout_s)
+            timeout = timeout or min(self.limits.start_timeout_s, self.limits.discover_timeout_s)
             try:
                 async with asyncio.timeout(timeout):
                     response = await self.transport.request(msg)
@@ -235,7 +235,9 @@ async def capture(transport, limits: Limits, client: ClientIdentity | None = Non
         try:
             manifest = dict(await session.initialize(notes))
         except ModernAfterAll:
-            found = await session.discover(notes)
+            late = notes.discover_note
+            found = await session.discover(notes, limits.start_timeout_s)  # it has started: no race now
+            notes.discover_note = f"{late}; initialize was then refused with -32022, and server/discover asked again"
             if found is None:
                 raise CrawlError("protocol_error", "initialize was refused for server/discover, "
                                                    "which then did not answer") from None

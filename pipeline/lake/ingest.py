@@ -117,7 +117,11 @@ def attempt_row(entry: dict, digest, source: str) -> dict:
             "offered_protocol": entry.get("offered_protocol"), "protocol": entry.get("protocol"),
             "transport": entry.get("transport"), "published_at": _timestamp(entry.get("published_at")),
             "ok": ok, "error_kind": None if ok else error_kind, "error": None if ok else error,
-            "manifest_digest": digest if ok else None, "duration_ms": entry.get("duration_ms")}
+            "manifest_digest": digest if ok else None, "duration_ms": entry.get("duration_ms"),
+            **{k: v if isinstance(v, str) else None
+               for k, v in ((k, entry.get(k)) for k in ("handshake", "install_retry", "python"))},
+            **{k: v if isinstance(v, int) and not isinstance(v, bool) else None
+               for k, v in ((k, entry.get(k)) for k in ("install_ms", "capture_ms"))}}
 
 
 def rows_from_records(records) -> tuple[list, list]:

@@ -164,6 +164,14 @@ ATTEMPTS = pa.schema([
     ("error", pa.string()),
     ("manifest_digest", pa.string()),   # null unless ok
     ("duration_ms", pa.int64()),
+    # added later (null in older lakes, read by name): which handshake answered
+    # (discover | initialize), the install / capture split of duration_ms, why an
+    # install needed a later cut-off, and the interpreter of a PyPI server
+    ("handshake", pa.string()),
+    ("install_ms", pa.int64()),
+    ("capture_ms", pa.int64()),
+    ("install_retry", pa.string()),
+    ("python", pa.string()),
 ])
 
 TABLES = {"manifests": MANIFESTS, "tools": TOOLS, "probes": PROBES, "changes": CHANGES, "pairs": PAIRS,

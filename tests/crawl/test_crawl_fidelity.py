@@ -26,7 +26,8 @@ def demo_target(era: str, id_: str) -> Target:
 
 # -- the 2026-07-28 revision and the initialize handshake ---------------------
 def test_discover_first_and_initialize_for_older_servers(tmp_path):
-    records = run_crawl([demo_target("dual", "modern"), demo_target("legacy", "legacy")], tmp_path)
+    records = run_crawl([demo_target("dual", "modern"), demo_target("legacy", "legacy")], tmp_path,
+                        fast_limits(discover_timeout_s=30))  # the answer itself decides, not the clock
     by = {r.id: r for r in records}
     modern, legacy = by["modern"], by["legacy"]
     assert modern.ok and legacy.ok
@@ -43,6 +44,25 @@ def test_discover_first_and_initialize_for_older_servers(tmp_path):
     assert m["instructions"] == old["instructions"] and m["instructions"]
     rows = [json.loads(x) for x in (tmp_path / "crawl-log.jsonl").read_text().splitlines()]
     assert {r["id"]: r["handshake"] for r in rows} == {"modern": "discover", "legacy": "initialize"}
+
+
+def test_a_server_silent_or_dying_on_discover_is_asked_with_initialize(tmp_path):
+    silent, dying = run_crawl([stdio_target("silent-discover"), stdio_target("die-on-discover")], tmp_path,
+                              fast_limits(discover_timeout_s=0.5))
+    assert silent.ok and silent.handshake == "initialize" and silent.attempts == 1
+    assert any("server/discover: no answer within 0.5s" in w for w in silent.warnings)
+    assert dying.ok and dying.handshake == "initialize" and dying.attempts == 1
+    assert any("started again for initialize" in w and "unknown method" in w for w in dying.warnings)
+    assert [t["name"] for t in dying.manifest["tools"]] == ["alpha"]
+
+
+def test_a_late_discover_answer_still_wins(tmp_path):
+    # the probe gives up before the server has started; the server then answers it,
+    # refuses the initialize that followed (-32022), and is asked again, as the SDK client does
+    rec = only(run_crawl([demo_target("dual", "slow")], tmp_path, fast_limits(discover_timeout_s=0.01)))
+    assert rec.ok and rec.handshake == "discover" and rec.protocol == "2026-07-28"
+    assert any("answered late" in w and "-32022" in w for w in rec.warnings), rec.warnings
+    assert rec.manifest["tools"]
 
 
 def test_old_protocol_flag_skips_discover(tmp_path):
@@ -221,3 +241,15 @@ def test_stopping_the_crawl_ends_every_server(tmp_path, signum, no_leftovers):
     assert signal.Signals(signum).name in err and "Traceback" not in err
     time.sleep(0.2)
     assert not alive(server) and not alive(child) and not alive(grandchild)
+
+
+def test_the_lake_attempts_keep_the_new_fields(tmp_path):
+    from pipeline.lake import Lake
+    from pipeline.lake.ingest import rows_from_folder, store
+
+    run_crawl([demo_target("dual", "modern"), stdio_target("exit-early")], tmp_path / "out")
+    lake = Lake(str(tmp_path / "lake"))
+    store(lake, *rows_from_folder(str(tmp_path / "out")))
+    got = lake.connect().execute("SELECT server_id, handshake, capture_ms > 0, install_ms FROM attempts "
+                                 "ORDER BY server_id").fetchall()
+    assert got == [("fault-exit-early", None, True, 0), ("modern", "discover", True, 0)]

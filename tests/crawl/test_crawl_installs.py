@@ -9,7 +9,8 @@ import sys
 
 import pytest
 
-from pipeline.crawl.packages import PackageCache, interpreters
+from pipeline.crawl.packages import PackageCache
+from pipeline.crawl.toolchain import interpreters
 from pipeline.crawl.runner import crawl
 from pipeline.crawl.servers import load
 
@@ -175,3 +176,16 @@ def test_npm_etarget_gets_a_second_try_and_a_failed_lookup_says_why(tmp_path, np
     assert late.install_retry and "ETARGET" in late.install_retry and "mcpdelta-fx-npmdep" in late.install_retry
     assert not missing.ok and missing.error_kind == "version_lookup"
     assert "E404" in missing.error and "complete log" not in missing.error
+
+
+def test_an_install_of_the_unkeyed_layout_is_reused_only_with_default_options(tmp_path):
+    root = tmp_path / "cache" / "npm" / "fake-mcp"
+    (root / "1.0.0").mkdir(parents=True)
+    (root / "1.0.0" / "install.json").write_text(json.dumps(
+        {"argv": ["node_modules/.bin/fake-mcp"], "published_at": "2025-01-01T00:00:00Z"}))
+    cache = PackageCache(tmp_path / "cache", 60, offline=True)
+    info = asyncio.run(cache.install("npm", "fake-mcp", "1.0.0", "2025-01-01T00:00:00Z", None))
+    assert info["argv"] == [str(root / "1.0.0" / "node_modules/.bin/fake-mcp")]
+    for published, bin_name in (("2025-02-01T00:00:00Z", None), ("2025-01-01T00:00:00Z", "other")):
+        with pytest.raises(Exception, match="not in the cache"):
+            asyncio.run(cache.install("npm", "fake-mcp", "1.0.0", published, bin_name))

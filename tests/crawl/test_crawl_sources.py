@@ -237,13 +237,13 @@ def test_cli_empty_client_name_is_exit_2(tmp_path, capsys):
 
 
 def test_npm_install_failure_reason_is_the_error_not_the_log_path():
-    from pipeline.crawl.packages import _npm_reason
+    from pipeline.crawl.toolchain import npm_reason
 
     err = ("npm error code ETARGET\n"
            "npm error notarget No matching version found for playwright@1.60.0-alpha-1 with a date before 8/21/2026.\n"
            "npm error notarget In most cases you or one of your dependencies are requesting a package version.\n"
            "npm error A complete log of this run can be found in: /root/.npm/_logs/x-debug-0.log\n")
-    reason = _npm_reason(err)
+    reason = npm_reason(err)
     assert reason.startswith("ETARGET: ") and "No matching version found for playwright@1.60.0-alpha-1" in reason
     assert "complete log" not in reason
-    assert _npm_reason("something odd\n") == "something odd"
+    assert npm_reason("something odd\n") == "something odd"

@@ -10,6 +10,7 @@ cache folder, reports where), set-default (a default built from a set),
 node-crash (a Node-style crash report on stderr), leak-long (a long secret
 with inner whitespace on stderr, then a crash), setsid-child (a child in its
 own session and a double-forked grandchild, both ignoring SIGTERM),
+silent-discover (never answers server/discover), die-on-discover (exits on it),
 hang, hang-stubborn (ignores SIGTERM and stdin EOF), exit-early,
 partial-line, crash-mid-list, garbage, huge, flood, cycle, endless,
 reject-prompts, init-error, echo-secret, leak-crash, old-only, echo-client (serverInfo
@@ -72,6 +73,12 @@ def handle(msg):
     method = msg.get("method")
     if "id" not in msg:
         return
+    if method == "server/discover" and MODE == "silent-discover":
+        return  # as some older servers do with a request before initialize
+    if method == "server/discover" and MODE == "die-on-discover":
+        sys.stderr.write("TypeError: unknown method server/discover\n")
+        sys.stderr.flush()
+        os._exit(1)
     if method == "tools/list" and MODE == "fail-tools":
         send({"jsonrpc": "2.0", "id": msg["id"], "error": {"code": -32603, "message": "Internal error: no db"}})
         return

@@ -1,0 +1,147 @@
+"""The package managers and interpreters a sweep drives: running npm and pip
+in their own process group, reading the cause out of their error output, and
+finding the CPython interpreters of this machine (pyenv's, then PATH) for a
+release's ``Requires-Python``."""
+
+from __future__ import annotations
+
+import asyncio
+import glob
+import os
+import re
+import shutil
+import signal
+import sys
+from pathlib import Path
+
+from .errors import CrawlError, cause_lines, short
+
+
+async def run_process(argv: list[str], timeout: float, cwd: str | None = None,
+                      env: dict | None = None) -> tuple[int, str, str]:
+    """Run a helper command in its own process group; kill the group on timeout."""
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            *argv, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE, cwd=cwd, env=env, start_new_session=True)
+    except OSError as exc:
+        raise CrawlError("install_failed", f"cannot run {argv[0]}: {exc.strerror or exc}") from None
+    try:
+        out, err = await asyncio.wait_for(proc.communicate(), timeout)
+    except (asyncio.TimeoutError, TimeoutError, asyncio.CancelledError) as exc:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        await proc.wait()
+        if isinstance(exc, asyncio.CancelledError):
+            raise
+        raise CrawlError("timeout", f"{Path(argv[0]).name} {argv[1] if len(argv) > 1 else ''}: "
+                                    f"no result within {timeout:g}s") from None
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)  # helpers it left behind
+        except (ProcessLookupError, PermissionError):
+            pass
+    return proc.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
+
+
+def index_only_env() -> dict:
+    """The environment for a time-travel pip install: the package index only.
+    pip cannot date a local wheel folder or a ``file://`` index, so it lets
+    their newer releases past ``--uploaded-prior-to``; a machine's pip
+    config or ``PIP_FIND_LINKS`` may add both."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("PIP_FIND_LINKS", "PIP_EXTRA_INDEX_URL", "PIP_CONSTRAINT")}
+    env["PIP_CONFIG_FILE"] = os.devnull
+    return env
+
+
+def npm_reason(err: str) -> str:
+    """npm's error code and first message line, e.g. "ETARGET: No matching version found
+    for x@1 with a date before ..." (its last line only points at a log file)."""
+    code, message = None, None
+    for line in err.splitlines():
+        m = re.match(r"npm (?:error|ERR!) (\S+)(?: (.*))?$", line.strip())
+        if not m:
+            continue
+        if m.group(1) == "code" and code is None:
+            code = (m.group(2) or "").strip() or None
+        elif message is None and m.group(2) and not m.group(0).startswith(("npm error A complete log",
+                                                                          "npm ERR! A complete log")):
+            message = m.group(2).strip() if m.group(1) in (code, (code or "").lower()) else f"{m.group(1)} {m.group(2)}".strip()
+    if code and code.isdigit():  # a lifecycle script failed: its own error lines say why
+        lines = [ln for ln in cause_lines(err) if not re.match(r"npm (error|ERR!) (code|path|command|A complete log)\b", ln)]
+        if lines:
+            return short(f"script exited with {code}: " + " | ".join(lines[-3:]), 600)
+    if message:
+        return short(f"{code}: {message}" if code else message, 600)
+    return _last_line(err)
+
+
+def pip_reason(err: str) -> str:
+    """pip's ERROR lines, all of them (the cause, e.g. Requires-Python, is often not the last)."""
+    errors = [ln.strip() for ln in err.splitlines() if ln.strip().startswith("ERROR:")]
+    if errors:
+        return short(" | ".join(errors), 1000)
+    lines = cause_lines(err)
+    return short(" | ".join(lines[-3:]), 1000) if lines else _last_line(err)
+
+
+def dated_late(err: str) -> bool:
+    """Did an install fail because something it needs is dated after the cut-off?"""
+    return bool(re.search(r"ETARGET|No matching version found|No matching distribution found|"
+                          r"Could not find a version that satisfies", err)) and "Requires-Python" not in err
+
+
+def requires_python(err: str) -> str | None:
+    m = re.search(r"Requires-Python\s*([<>=!~]=?\s*[0-9][0-9.*]*(?:\s*,\s*[<>=!~]=?\s*[0-9][0-9.*]*)*)", err)
+    return m.group(1).replace(" ", "").strip(",") if m else None
+
+
+def py_matches(spec: str, minor: str) -> bool:
+    """Does interpreter ``3.X`` meet a Requires-Python specifier (``>=3.12``, ``>=3.10,<3.13``)?"""
+    have = tuple(int(p) for p in minor.split("."))
+    for clause in filter(None, spec.split(",")):
+        m = re.fullmatch(r"(~=|==|!=|>=|<=|>|<)?\s*([0-9]+(?:\.[0-9]+|\.\*)*)", clause.strip())
+        if not m:
+            continue
+        op, ver = m.group(1) or "==", m.group(2)
+        if ver.endswith(".*"):
+            want = tuple(int(p) for p in ver[:-2].split("."))
+            if (have[:len(want)] == want) != (op == "=="):
+                return False
+            continue
+        want = tuple(int(p) for p in ver.split("."))
+        n = max(len(want), 2)
+        a, b = (have + (0,) * 3)[:n], (want + (0,) * 3)[:n]
+        if len(want) > 2:  # 3.12.1: compare minor only, the patch level is always met by the newest
+            a, b = a[:2], b[:2]
+        ok = {">=": a >= b, ">": a > b, "<=": a <= b, "<": a < b, "==": a == b, "!=": a != b,
+              "~=": a >= b}[op]
+        if not ok:
+            return False
+    return True
+
+
+def interpreters() -> dict[str, str]:
+    """{"3.12": path} for the CPython 3 interpreters on this machine (pyenv's, then PATH)."""
+    found: dict[str, str] = {}
+    own = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    roots = [os.environ.get("PYENV_ROOT") or os.path.expanduser("~/.pyenv")]
+    for root in roots:
+        for exe in sorted(glob.glob(os.path.join(root, "versions", "3.*", "bin", "python3.*"))):
+            m = re.search(r"python(3\.[0-9]+)$", exe)
+            if m and int(m.group(1).split(".")[1]) >= 9 and os.access(exe, os.X_OK):  # pip runs on 3.9+
+                found.setdefault(m.group(1), exe)
+    for minor in range(9, 20):
+        exe = shutil.which(f"python3.{minor}")
+        if exe:
+            found.setdefault(f"3.{minor}", exe)
+    found[own] = found.get(own) or sys.executable
+    return dict(sorted(found.items(), key=lambda kv: tuple(int(p) for p in kv[0].split("."))))
+
+
+def _last_line(text: str) -> str:
+    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
+    return short(lines[-1], 160) if lines else ""
