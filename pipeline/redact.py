@@ -1,6 +1,6 @@
 """Scrubbing secrets out of text before it is stored, printed or cut.
 
-    redact(data, secrets) -> data with every secret replaced by MASK
+    redact(data, secrets, edges=False) -> data with every secret replaced by MASK
 
 ``secrets`` are the values themselves: judge keys, and every value a
 ``${VAR}`` in a servers file expanded to. ``data`` is ``str`` or ``bytes``
@@ -13,33 +13,45 @@ protect nothing).
 
 Besides the value as given, its URL-encoded, JSON-escaped and Python-repr
 spellings are masked too, since error messages often quote a request or a
-body.
+body. ``edges=True`` also masks a window's ends that hold the start or the
+end of a secret (a tail cut inside one, or a stream read before the rest of
+it arrived). The crawler and the judges both redact through here.
 """
 
 import json
 import urllib.parse
 
-MASK = "[redacted]"
-MIN_LENGTH = 4
+MASK = "***"
+MIN_LENGTH = 3
+EDGE_MIN = 4  # the shortest secret fragment masked at a window's edge
 
 
-def redact(data, secrets):
+def redact(data, secrets, *, edges: bool = False):
     """``data`` (str or bytes) with every spelling of every secret masked."""
     forms = _forms(secrets)
-    if not forms:
+    if not forms or not data:
         return data
     if isinstance(data, (bytes, bytearray)):
-        out = bytes(data)
-        mask = MASK.encode()
-        for form in forms:
-            out = out.replace(form.encode("utf-8", "surrogateescape"), mask)
-        return out
-    if data is None:
-        return None
-    out = str(data)
+        out, mask = bytes(data), MASK.encode()
+        forms = [form.encode("utf-8", "surrogateescape") for form in forms]
+    else:
+        out, mask = str(data), MASK
     for form in forms:
-        out = out.replace(form, MASK)
-    return out
+        out = out.replace(form, mask)
+    return _edges(out, forms, mask) if edges else out
+
+
+def _edges(text, forms: list, mask):
+    for secret in forms:
+        for n in range(len(secret) - 1, EDGE_MIN - 1, -1):
+            if text.endswith(secret[:n]):
+                text = text[: len(text) - n] + mask
+                break
+        for n in range(len(secret) - 1, EDGE_MIN - 1, -1):
+            if text.startswith(secret[-n:]):
+                text = mask + text[n:]
+                break
+    return text
 
 
 def _forms(secrets) -> list:

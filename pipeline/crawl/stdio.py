@@ -24,7 +24,7 @@ import uuid
 from . import jsonrpc
 from .errors import CrawlError, cause, short
 from .model import Limits
-from .redact import current_secrets, redact, redact_bytes
+from .redact import current_secrets, redact
 
 MARK = "MCPDELTA_CAPTURE"
 LIVE: set["StdioTransport"] = set()   # transports whose server may still run
@@ -72,7 +72,7 @@ class StdioTransport:
                 return
             self._stderr += chunk
             if self._secrets:  # before the cut below, so no secret is ever halved by it
-                self._stderr[:] = redact_bytes(bytes(self._stderr), self._secrets)
+                self._stderr[:] = redact(bytes(self._stderr), self._secrets)
             if len(self._stderr) > keep:
                 del self._stderr[: len(self._stderr) - keep]
 

@@ -263,7 +263,8 @@ def _entry_kind(path):
 # crawl-log fields and the types they must have; a field of another type is dropped
 _LOG_FIELDS = {"captured_at": str, "published_at": str, "transport": str, "protocol": str,
                "offered_protocol": str, "error_kind": str, "error": str, "client": dict,
-               "duration_ms": int, "ok": bool}
+               "duration_ms": int, "ok": bool, "handshake": str, "install_retry": str, "python": str,
+               "install_ms": int, "capture_ms": int}
 
 
 def _crawl_log(folder: str, warn) -> dict:
