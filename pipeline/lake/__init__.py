@@ -67,7 +67,7 @@ class Lake:
             return
         if os.path.exists(self.base):
             raise InputError(self.root, "the lake is a file, not a folder")
-        raise InputError(self.root, "no such lake (the folder does not exist)")
+        raise InputError(self.root, "no such lake folder")
 
     def writing(self, wait: bool = False):
         """A context holding this lake's write lock (``pipeline.lake.lock``)."""
