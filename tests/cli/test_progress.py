@@ -8,6 +8,7 @@ import re
 import select
 import shutil
 import subprocess
+import threading
 import time
 
 import pytest
@@ -98,20 +99,27 @@ def test_survey_json_on_a_terminal_keeps_progress_off_stdout(tmp_path, snapshots
                    check=True, capture_output=True, timeout=120)
     master, slave = pty.openpty()
     env = {**os.environ, "TERM": "xterm-256color", "COLUMNS": "160"}
+    drawn = []
+
+    def drain():  # read the terminal while the command runs: a full pty would block it
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:
+                return
+            if not chunk:
+                return
+            drawn.append(chunk)
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
     proc = subprocess.Popen([_console_script(), "survey", "--lake", "lake", "--no-crawl", "--format", "json"],
                             cwd=tmp_path, stdout=subprocess.PIPE, stderr=slave, env=env)
     os.close(slave)
     out, _ = proc.communicate(timeout=120)
-    drawn = b""
-    while select.select([master], [], [], 0.2)[0]:
-        try:
-            chunk = os.read(master, 65536)
-        except OSError:
-            break
-        if not chunk:
-            break
-        drawn += chunk
+    reader.join(timeout=10)
     os.close(master)
+    drawn = b"".join(drawn)
     assert proc.returncode == 0
     assert json.loads(out)["pairs"] > 0
     assert "✓ diff" in drawn.decode("utf-8", "replace")
