@@ -116,9 +116,14 @@ def test_survey_json_on_a_terminal_keeps_progress_off_stdout(tmp_path, snapshots
     proc = subprocess.Popen([_console_script(), "survey", "--lake", "lake", "--no-crawl", "--format", "json"],
                             cwd=tmp_path, stdout=subprocess.PIPE, stderr=slave, env=env)
     os.close(slave)
-    out, _ = proc.communicate(timeout=120)
-    reader.join(timeout=10)
-    os.close(master)
+    try:
+        out, _ = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:  # never leave the command behind
+            proc.kill()
+            proc.wait()
+        reader.join(timeout=10)
+        os.close(master)
     drawn = b"".join(drawn)
     assert proc.returncode == 0
     assert json.loads(out)["pairs"] > 0
