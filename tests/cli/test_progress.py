@@ -99,12 +99,9 @@ def test_survey_json_on_a_terminal_keeps_progress_off_stdout(tmp_path, snapshots
                    check=True, capture_output=True, timeout=120)
     master, slave = pty.openpty()
     env = {**os.environ, "TERM": "xterm-256color", "COLUMNS": "160"}
-    proc = subprocess.Popen([_console_script(), "survey", "--lake", "lake", "--no-crawl", "--format", "json"],
-                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=slave, env=env)
-    os.close(slave)
-    chunks = []
+    drawn = []
 
-    def drain():  # read the terminal while the survey runs, or a full pty buffer blocks it
+    def drain():  # read the terminal while the command runs: a full pty would block it
         while True:
             try:
                 chunk = os.read(master, 65536)
@@ -112,14 +109,22 @@ def test_survey_json_on_a_terminal_keeps_progress_off_stdout(tmp_path, snapshots
                 return
             if not chunk:
                 return
-            chunks.append(chunk)
+            drawn.append(chunk)
 
     reader = threading.Thread(target=drain, daemon=True)
     reader.start()
-    out, _ = proc.communicate(timeout=120)
-    reader.join(5)
-    os.close(master)
-    drawn = b"".join(chunks)
+    proc = subprocess.Popen([_console_script(), "survey", "--lake", "lake", "--no-crawl", "--format", "json"],
+                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=slave, env=env)
+    os.close(slave)
+    try:
+        out, _ = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:  # never leave the command behind
+            proc.kill()
+            proc.wait()
+        reader.join(timeout=10)
+        os.close(master)
+    drawn = b"".join(drawn)
     assert proc.returncode == 0
     assert json.loads(out)["pairs"] > 0
     assert "✓ diff" in drawn.decode("utf-8", "replace")
