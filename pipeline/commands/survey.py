@@ -81,10 +81,12 @@ def text(summary, facts) -> str:
     counts = ", ".join(f"{n} {s}" for s, n in summary["changes"].items() if n)
     out.append(f"changes: {counts or 'none'}")
     if facts["breaking"]:
+        from pipeline.report.safe import visible  # names and paths come from the servers
+
         out.append("breaking changes:")
-        for b in facts["breaking"]:
-            out.append(f"  {b['server_id']} {b['old_version']} -> {b['new_version']}  "
-                       f"{b['rule']}  {b['entity'] or '(server)'}")
+        for b in facts["breaking"]:  # the path tells apart two changes of one rule on one entity
+            out.append(visible(f"  {b['server_id']} {b['old_version']} -> {b['new_version']}  "
+                               f"{b['rule']}  {b['entity'] or '(server)'}  {b['path']}"))
     if facts["rules"]:
         out.append("rule frequencies:")
         for r in facts["rules"][:15]:

@@ -41,7 +41,11 @@ def test_survey_finds_the_demo_servers_designed_changes(first_run):
                      "demo-notes 1.2.0 -> 2.0.0  tool.input.property.removed  add_note",
                      "demo-notes 1.2.0 -> 2.0.0  tool.output.property.removed  get_note",
                      "demo-notes 1.2.0 -> 2.0.0  prompt.argument.nowRequired  summarize_notes"):
-        assert "  " + expected in lines, expected
+        entity = expected.rsplit("  ", 1)[1]
+        assert [line for line in lines if line.startswith(f"  {expected}  /")], expected
+        # each line ends on the change's pointer into that entity
+        assert all(line.split("  ")[-1].startswith(("/tools/" + entity, "/prompts/" + entity))
+                   for line in lines if line.startswith(f"  {expected}  /")), expected
     con = Lake(str(cwd / "lake")).connect()
     weakened = con.execute("SELECT server_id, new_version, entity FROM changes "
                            "WHERE rule = 'tool.annotations.safetyWeakened'").fetchall()
