@@ -232,8 +232,8 @@ def read_tsv(path: Path) -> dict[tuple[str, str], dict]:
 
 
 def server_id(registry: str, name: str) -> str:
-    plain = name.lstrip("@").replace("/", "-")
-    return plain if registry == "npm" else f"{plain}-pypi" if plain.startswith(("mcp-server-",)) else plain
+    """The package name without "@", "/" as "-" (a recipe's ``id`` settles a clash)."""
+    return name.lstrip("@").replace("/", "-")
 
 
 def cmd_build(args) -> int:
@@ -274,6 +274,12 @@ def cmd_build(args) -> int:
                      "recipe_notes": "; ".join(notes)})
         if cls == "server":
             servers.append(server_entry(reg, name, recipe, versions))
+    seen: dict[str, str] = {}
+    for s in servers:
+        if s["id"] in seen:
+            problems.append(f"server id {s['id']!r} of {s['package']['name']} is taken by {seen[s['id']]}: "
+                            "give one an id in recipes.yaml")
+        seen[s["id"]] = s["package"]["name"]
     for p in problems:
         print(p, file=sys.stderr)
     with (HERE / "classification.tsv").open("w", encoding="utf-8", newline="") as fh:
@@ -343,14 +349,8 @@ def write_servers(servers: list[dict], path: Path) -> None:
 # -- check ---------------------------------------------------------------------
 def cmd_check(args) -> int:
     """Collect latest-release crawl results (crawl-log.jsonl) into checks.tsv."""
-    targets = {}
-    for cand in candidates():
-        targets[server_id(cand["registry"], cand["name"])] = (cand["registry"], cand["name"])
-    recipes = yaml.safe_load((HERE / "recipes.yaml").read_text())["recipes"]
-    for key, recipe in recipes.items():
-        if recipe.get("id"):
-            reg, name = key.split(":", 1)
-            targets[recipe["id"]] = (reg, name)
+    servers = yaml.safe_load((ROOT / "data" / "servers" / "ecosystem.yaml").read_text())["servers"]
+    targets = {s["id"]: (s["package"]["registry"], s["package"]["name"]) for s in servers}
     results = read_tsv(HERE / "checks.tsv")
     for folder in args.crawls:
         log = Path(folder) / "crawl-log.jsonl"
@@ -364,7 +364,11 @@ def cmd_check(args) -> int:
             if rec["ok"] and rec.get("path"):
                 manifest = json.loads((Path(folder) / rec["path"]).read_text())
                 tools = manifest.get("tools")
-                result = f"ok, {len(tools)} tools" if tools is not None else f"ok but no tools list ({rec.get('error_kind')})"
+                warn = "; ".join(rec.get("warnings") or [])[:200]
+                if tools is None:  # the crawler records a failed tools/list as a partial success
+                    result = f"failed tools/list (logged ok, partial): {warn}"
+                else:
+                    result = f"ok, {len(tools)} tools" + (f" (partial: {warn})" if warn else "")
             else:
                 error = re.sub(r"\s+", " ", rec.get("error") or "")[:200]
                 result = f"failed {rec.get('error_kind')}: {error}"
@@ -389,6 +393,7 @@ def cmd_latest(args) -> int:
         entry["cwd"] = str((ROOT / "data" / "servers" / entry.get("cwd", ".")).resolve())
         one = {"servers": [entry], "limits": data["limits"]}
         (args.out / f"{entry['id']}.yaml").write_text(yaml.safe_dump(one, sort_keys=False))
+        print(args.out / f"{entry['id']}.yaml")    # in the servers file's order: most popular first
     return 0
 
 
