@@ -266,9 +266,10 @@ def cmd_build(args) -> int:
         if cls == "server" and recipe.get("exclude"):
             cls, reason = "excluded", recipe["exclude"]
         check = checks.get((reg, name), {})
-        notes = [n for n in (judged_note, recipe.get("note", ""), vnote and f"releases: {vnote}",
+        notes = [n for n in (judged_note, recipe.get("note", ""), cls == "server" and python_note(ev), vnote and f"releases: {vnote}",
                              cls == "server" and f"{len(versions)} releases planned",
-                             check.get("result") and f"latest {check.get('version')}: {check['result']}") if n]
+                             check.get("result") and f"latest {check.get('version')}: {check['result']}",
+                             cls == "server" and not check and "latest release not checked yet") if n]
         rows.append({"registry": reg, "package": name, "class": cls, "evidence": ev_text,
                      "reason_if_excluded": "" if cls == "server" else reason,
                      "recipe_notes": "; ".join(notes)})
@@ -308,6 +309,22 @@ def default_class(ev: dict | None) -> tuple[str, str]:
     if not ev["bins"]:
         return "not-a-server", "library (no executable)"
     return "server", ""
+
+
+def python_note(ev: dict | None) -> str:
+    """Say so when the latest release's Requires-Python leaves out the crawler's interpreter."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    spec = (ev or {}).get("requires_python")
+    if not spec:
+        return ""
+    try:
+        ours = f"{sys.version_info.major}.{sys.version_info.minor}"
+        if SpecifierSet(spec).contains(ours):
+            return ""
+    except InvalidSpecifier:
+        return ""
+    return f"Requires-Python {spec}: needs another interpreter than {ours}"
 
 
 def server_entry(registry: str, name: str, recipe: dict, versions: list[str]) -> dict:
