@@ -1,0 +1,436 @@
+"""The ecosystem population: classify every candidate, plan its releases.
+
+    python data/ecosystem/classify.py fetch  [--meta DIR]   # registry metadata of every candidate
+    python data/ecosystem/classify.py build  [--meta DIR]   # classification.tsv + data/servers/ecosystem.yaml
+    python data/ecosystem/classify.py check  CRAWL_DIR...    # latest-release crawl results -> checks.tsv
+
+``fetch`` asks the registries about the candidates only (``npm view NAME bin
+dependencies time deprecated --json``; PyPI's JSON API and the latest
+wheel's ``entry_points.txt`` and ``Requires-Dist``) and keeps one JSON file
+per package in the metadata folder. ``build`` reads those files with no
+network: the evidence (executables, MCP server SDK dependency) comes from
+them, the judgement a name or description cannot settle from
+``judgements.tsv`` (hand-checked, one reason per row), the start recipes
+from ``recipes.yaml``, the latest-release crawl results from ``checks.tsv``.
+Releases are chosen here, by rule (``plan_releases``), and written out as
+explicit version lists so the sweep is reproducible.
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import csv
+import datetime as dt
+import io
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import zipfile
+from pathlib import Path
+
+import yaml
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from pipeline.crawl.packages import is_prerelease, version_key  # noqa: E402  (the crawler's own order)
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+CANDIDATES = ROOT.parent.parent / "shared" / "ecosystem" / "candidates.tsv"
+DEFAULT_META = Path(tempfile.gettempdir()) / "mcpdelta-ecosystem-meta"
+TODAY = dt.datetime(2026, 12, 1, tzinfo=dt.timezone.utc)
+WINDOW_DAYS = 548                       # 18 months
+MAX_RELEASES = 12
+
+# Dependencies that make a package an MCP server (or able to serve one).
+NPM_SERVER_SDKS = ("@modelcontextprotocol/sdk", "@modelcontextprotocol/server", "fastmcp", "tmcp",
+                   "mcp-framework", "@mastra/mcp", "@rekog/mcp-nest", "mcp-handler", "@redocly/mcp-typescript-sdk",
+                   "@metorial/mcp-server-sdk", "xmcp", "mcp-use")
+PYPI_SERVER_SDKS = ("mcp", "fastmcp", "fastmcp-slim", "fastapi-mcp")
+
+CLASSES = ("server", "not-a-server", "excluded")
+
+
+# -- reading the candidates and the metadata -----------------------------------
+def candidates(path: Path = CANDIDATES) -> list[dict]:
+    # errors="replace": one summary in the list is cut inside a UTF-8 sequence
+    with path.open(encoding="utf-8", errors="replace") as fh:
+        return list(csv.DictReader(fh, delimiter="\t"))
+
+
+def meta_file(meta: Path, registry: str, name: str) -> Path:
+    return meta / registry / (name.replace("/", "__") + ".json")
+
+
+def fetch_npm(name: str) -> dict:
+    out = subprocess.run(["npm", "view", name, "bin", "dependencies", "time", "deprecated", "description",
+                          "--json"], capture_output=True, text=True, timeout=120)
+    if out.returncode != 0:
+        return {"error": (out.stderr.strip().splitlines() or ["npm view failed"])[0]}
+    data = json.loads(out.stdout or "{}")
+    if "time" not in data:              # a single requested field comes back bare
+        data = {"time": data}
+    return data
+
+
+def fetch_pypi(name: str) -> dict:
+    import httpx
+
+    resp = httpx.get(f"https://pypi.org/pypi/{name}/json", timeout=60, follow_redirects=True)
+    if resp.status_code != 200:
+        return {"error": f"PyPI HTTP {resp.status_code}"}
+    body = resp.json()
+    info = body["info"]
+    times = {}
+    for version, files in body.get("releases", {}).items():
+        live = [f for f in files if not f.get("yanked")]
+        if live:
+            times[version] = min(f.get("upload_time_iso_8601") or "" for f in live)
+    data = {"version": info.get("version"), "summary": info.get("summary"),
+            "requires_python": info.get("requires_python"), "requires_dist": info.get("requires_dist") or [],
+            "time": times}
+    wheel = next((f for f in body.get("urls", []) if f.get("packagetype") == "bdist_wheel"), None)
+    if wheel is None:
+        data["entry_points"] = None
+        data["wheel"] = None
+        return data
+    # the index may answer with file URLs relative to the JSON document
+    blob = httpx.get(str(resp.url.join(wheel["url"])), timeout=120, follow_redirects=True).content
+    with zipfile.ZipFile(io.BytesIO(blob)) as zf:
+        names = zf.namelist()
+        ep = next((n for n in names if n.endswith(".dist-info/entry_points.txt")), None)
+        md = next((n for n in names if n.endswith(".dist-info/METADATA")), None)
+        data["entry_points"] = zf.read(ep).decode("utf-8", "replace") if ep else ""
+        if md:  # the wheel's own dependencies (the JSON API's copy can be empty)
+            text = zf.read(md).decode("utf-8", "replace").split("\n\n", 1)[0]
+            data["requires_dist"] = [ln.split(":", 1)[1].strip() for ln in text.splitlines()
+                                     if ln.startswith("Requires-Dist:")]
+    data["wheel"] = wheel["filename"]
+    return data
+
+
+def cmd_fetch(args) -> int:
+    rows = candidates()
+    todo = [r for r in rows if args.refresh or not meta_file(args.meta, r["registry"], r["name"]).exists()]
+
+    def one(row):
+        fetch = fetch_npm if row["registry"] == "npm" else fetch_pypi
+        try:
+            data = fetch(row["name"])
+        except Exception as exc:  # noqa: BLE001 - one package's failure is recorded, the rest carry on
+            data = {"error": f"{type(exc).__name__}: {exc}"}
+        path = meta_file(args.meta, row["registry"], row["name"])
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(data, indent=1, sort_keys=True))
+        return row["name"], data.get("error")
+
+    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+        for name, error in pool.map(one, todo):
+            print(f"{name}: {error or 'ok'}", file=sys.stderr)
+    return 0
+
+
+# -- evidence ------------------------------------------------------------------
+def console_scripts(entry_points: str | None) -> list[str]:
+    if not entry_points:
+        return []
+    out, section = [], None
+    for line in entry_points.splitlines():
+        line = line.strip()
+        if line.startswith("["):
+            section = line.strip("[]").strip()
+        elif section == "console_scripts" and "=" in line:
+            out.append(line.split("=", 1)[0].strip())
+    return out
+
+
+def requirement_name(req: str) -> tuple[str, bool]:
+    """('mcp', False) for 'mcp>=1.2'; the flag says it is an extra's requirement."""
+    name = re.split(r"[\s<>=!~;\[(]", req.strip(), maxsplit=1)[0].lower().replace("_", "-")
+    return name, "extra ==" in req.replace("extra==", "extra ==")
+
+
+def evidence(row: dict, data: dict) -> dict:
+    """The facts the registry gives: executables, server-SDK dependency."""
+    if row["registry"] == "npm":
+        bins = data.get("bin") or {}
+        if isinstance(bins, str):
+            bins = {row["name"].split("/")[-1]: bins}
+        deps = data.get("dependencies") or {}
+        sdk = [d for d in NPM_SERVER_SDKS if d in deps]
+        return {"bins": sorted(bins), "sdk": sdk, "deprecated": data.get("deprecated")}
+    scripts = console_scripts(data.get("entry_points"))
+    reqs = [requirement_name(r) for r in data.get("requires_dist", [])]
+    sdk = sorted({n for n, extra in reqs if n in PYPI_SERVER_SDKS and not extra})
+    return {"bins": scripts, "sdk": sdk, "deprecated": None, "wheel": data.get("wheel"),
+            "requires_python": data.get("requires_python")}
+
+
+def evidence_text(ev: dict, registry: str) -> str:
+    what = "bin" if registry == "npm" else "console_scripts"
+    parts = [f"{what}: {', '.join(ev['bins'])}" if ev["bins"] else f"no {what}"]
+    if registry == "pypi" and ev.get("wheel") is None:
+        parts[0] = "no wheel on PyPI (entry points not read)"
+    parts.append(f"server SDK dep: {', '.join(ev['sdk'])}" if ev["sdk"] else "no MCP server SDK dep")
+    if ev.get("deprecated"):
+        parts.append(f"deprecated: {str(ev['deprecated'])[:80]}")
+    return "; ".join(parts)
+
+
+# -- releases ------------------------------------------------------------------
+def parse_time(text: str | None):
+    if not text:
+        return None
+    try:
+        return dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+
+
+def plan_releases(times: dict[str, str]) -> tuple[list[str], str]:
+    """-> (versions, note). The releases of the last 18 months, stable ones
+    (pre-releases only when there is no stable one in the window), at most
+    12: the first, the latest, both sides of every major-version step, and
+    evenly spaced ones between."""
+    since = TODAY - dt.timedelta(days=WINDOW_DAYS)
+    dated = {v: parse_time(t) for v, t in times.items() if v not in ("created", "modified")}
+    recent = [v for v, t in dated.items() if t and since <= t <= TODAY]
+    stable = sorted((v for v in recent if not is_prerelease(v)), key=version_key)
+    note = ""
+    if not stable:
+        stable = sorted(recent, key=version_key)
+        note = "pre-releases only" if stable else ""
+    n = len(stable)
+    if n <= MAX_RELEASES:
+        return stable, note
+    major = [version_key(v)[0][0] for v in stable]
+    must = {0, n - 1}
+    steps = [i for i in range(1, n) if major[i] != major[i - 1]]
+    for i in steps:                     # first of the new major, then last of the old one
+        if len(must) < MAX_RELEASES:
+            must.add(i)
+    for i in steps:
+        if len(must) < MAX_RELEASES:
+            must.add(i - 1)
+    free = MAX_RELEASES - len(must)
+    for j in range(1, free + 1):        # nearest unused index to each even mark
+        mark = j * (n - 1) / (free + 1)
+        best = min((i for i in range(n) if i not in must), key=lambda i: (abs(i - mark), i))
+        must.add(best)
+    return [stable[i] for i in sorted(must)], f"{MAX_RELEASES} of {n} in the window"
+
+
+# -- build ---------------------------------------------------------------------
+def read_tsv(path: Path) -> dict[tuple[str, str], dict]:
+    if not path.exists():
+        return {}
+    with path.open(encoding="utf-8") as fh:
+        return {(r["registry"], r["package"]): r for r in csv.DictReader(fh, delimiter="\t")}
+
+
+def server_id(registry: str, name: str) -> str:
+    """The package name without "@", "/" as "-" (a recipe's ``id`` settles a clash)."""
+    return name.lstrip("@").replace("/", "-")
+
+
+def cmd_build(args) -> int:
+    judgements = read_tsv(HERE / "judgements.tsv")
+    checks = read_tsv(HERE / "checks.tsv")
+    recipes = yaml.safe_load((HERE / "recipes.yaml").read_text())["recipes"]
+    rows, servers, problems = [], [], []
+    for cand in candidates():
+        reg, name = cand["registry"], cand["name"]
+        path = meta_file(args.meta, reg, name)
+        if not path.exists():
+            problems.append(f"{reg} {name}: no metadata (run fetch)")
+            continue
+        data = json.loads(path.read_text())
+        judged = judgements.get((reg, name))
+        if data.get("error"):
+            ev_text, ev = f"registry: {data['error']}", None
+        else:
+            ev = evidence(cand, data)
+            ev_text = evidence_text(ev, reg)
+        if judged is None:
+            cls, reason = default_class(ev)
+            judged_note = ""
+        else:
+            cls, reason, judged_note = judged["class"], judged["reason"], judged.get("note", "")
+        versions, vnote = ([], "") if ev is None else plan_releases(data.get("time") or {})
+        if cls == "server" and not versions:
+            cls, reason = "excluded", "no release in the last 18 months"
+        recipe = recipes.get(f"{reg}:{name}", {}) if cls == "server" else {}
+        if cls == "server" and recipe.get("exclude"):
+            cls, reason = "excluded", recipe["exclude"]
+        check = checks.get((reg, name), {})
+        notes = [n for n in (judged_note, recipe.get("note", ""), cls == "server" and python_note(ev), vnote and f"releases: {vnote}",
+                             cls == "server" and f"{len(versions)} releases planned",
+                             check.get("result") and f"latest {check.get('version')}: {check['result']}",
+                             cls == "server" and not check and "latest release not checked yet") if n]
+        rows.append({"registry": reg, "package": name, "class": cls, "evidence": ev_text,
+                     "reason_if_excluded": "" if cls == "server" else reason,
+                     "recipe_notes": "; ".join(notes)})
+        if cls == "server":
+            servers.append(server_entry(reg, name, recipe, versions))
+    seen: dict[str, str] = {}
+    for s in servers:
+        if s["id"] in seen:
+            problems.append(f"server id {s['id']!r} of {s['package']['name']} is taken by {seen[s['id']]}: "
+                            "give one an id in recipes.yaml")
+        seen[s["id"]] = s["package"]["name"]
+    for p in problems:
+        print(p, file=sys.stderr)
+    with (HERE / "classification.tsv").open("w", encoding="utf-8", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(rows[0]), delimiter="\t", lineterminator="\n")
+        w.writeheader()
+        w.writerows(rows)
+    write_servers(servers, ROOT / "data" / "servers" / "ecosystem.yaml")
+    counts: dict[str, int] = {}
+    for r in rows:
+        key = r["class"] if r["class"] == "server" else f"{r['class']}: {r['reason_if_excluded']}"
+        counts[key] = counts.get(key, 0) + 1
+    for key, n in sorted(counts.items(), key=lambda kv: -kv[1]):
+        print(f"{n:4d}  {key}")
+    print(f"{len(rows)} candidates, {len(servers)} servers, "
+          f"{sum(len(s['package']['versions']) for s in servers)} releases planned")
+    return 1 if problems else 0
+
+
+def default_class(ev: dict | None) -> tuple[str, str]:
+    """The rule for rows no judgement covers: a package with no executable is
+    a library; one with an executable is taken as a server, to be confirmed
+    by starting it (many servers bundle their SDK and declare no dependency;
+    executables that are not servers are judged in judgements.tsv)."""
+    if ev is None:
+        return "excluded", "not on the registry"
+    if not ev["bins"]:
+        return "not-a-server", "library (no executable)"
+    return "server", ""
+
+
+def python_note(ev: dict | None) -> str:
+    """Say so when the latest release's Requires-Python leaves out the crawler's interpreter."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    spec = (ev or {}).get("requires_python")
+    if not spec:
+        return ""
+    try:
+        ours = f"{sys.version_info.major}.{sys.version_info.minor}"
+        if SpecifierSet(spec).contains(ours):
+            return ""
+    except InvalidSpecifier:
+        return ""
+    return f"Requires-Python {spec}: needs another interpreter than {ours}"
+
+
+def server_entry(registry: str, name: str, recipe: dict, versions: list[str]) -> dict:
+    package = {"registry": registry, "name": name, "versions": versions}
+    if recipe.get("bin"):
+        package["bin"] = recipe["bin"]
+    entry = {"id": recipe.get("id") or server_id(registry, name), "package": package}
+    for key in ("args", "env", "cwd"):
+        if recipe.get(key) is not None:
+            entry[key] = recipe[key]
+    return entry
+
+
+HEADER = """\
+# The ecosystem survey's population: every candidate of
+# ../../../shared/ecosystem/candidates.tsv classified as a server
+# (data/ecosystem/classification.tsv holds every row and each exclusion's
+# reason), with the releases of its last 18 months chosen by rule. Generated
+# by `python data/ecosystem/classify.py build` from the registry metadata,
+# data/ecosystem/judgements.tsv and data/ecosystem/recipes.yaml: edit those,
+# not this file.
+#
+#   export MCPDELTA_DUMMY_TOKEN=mcpdelta-dummy-not-a-secret   # a dummy, never a real key
+#   export PUPPETEER_SKIP_DOWNLOAD=1 PUPPETEER_SKIP_CHROMIUM_DOWNLOAD=1 PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
+#   mcpdelta crawl --servers data/servers/ecosystem.yaml --out /tmp/ecosystem-crawl
+#
+# Every key is a dummy: listing tools calls no remote API. Fixtures live in
+# data/ecosystem/fixtures/; the servers run in this file's folder.
+"""
+
+
+def write_servers(servers: list[dict], path: Path) -> None:
+    body = yaml.safe_dump({"servers": servers, "limits": {"timeout_s": 60, "concurrency": 2,
+                                                          "total_timeout_s": 240, "install_timeout_s": 900}},
+                          sort_keys=False, width=120, default_flow_style=None, allow_unicode=True)
+    path.write_text(HEADER + body, encoding="utf-8")
+
+
+# -- check ---------------------------------------------------------------------
+def cmd_check(args) -> int:
+    """Collect latest-release crawl results (crawl-log.jsonl) into checks.tsv."""
+    servers = yaml.safe_load((ROOT / "data" / "servers" / "ecosystem.yaml").read_text())["servers"]
+    targets = {s["id"]: (s["package"]["registry"], s["package"]["name"]) for s in servers}
+    results = read_tsv(HERE / "checks.tsv")
+    for folder in args.crawls:
+        log = Path(folder) / "crawl-log.jsonl"
+        if not log.exists():
+            continue
+        for line in log.read_text().splitlines():
+            rec = json.loads(line)
+            if rec["id"] not in targets:
+                continue
+            reg, name = targets[rec["id"]]
+            if rec["ok"] and rec.get("path"):
+                manifest = json.loads((Path(folder) / rec["path"]).read_text())
+                tools = manifest.get("tools")
+                warn = "; ".join(rec.get("warnings") or [])[:200]
+                if tools is None:  # the crawler records a failed tools/list as a partial success
+                    result = f"failed tools/list (logged ok, partial): {warn}"
+                else:
+                    result = f"ok, {len(tools)} tools" + (f" (partial: {warn})" if warn else "")
+            else:
+                error = re.sub(r"\s+", " ", rec.get("error") or "")[:200]
+                result = f"failed {rec.get('error_kind')}: {error}"
+            results[(reg, name)] = {"registry": reg, "package": name, "version": rec["version"], "result": result}
+    with (HERE / "checks.tsv").open("w", encoding="utf-8", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=["registry", "package", "version", "result"], delimiter="\t",
+                           lineterminator="\n")
+        w.writeheader()
+        w.writerows(sorted(results.values(), key=lambda r: (r["registry"], r["package"])))
+    return 0
+
+
+def cmd_latest(args) -> int:
+    """One servers file per server, its latest planned release only, for the recipe check."""
+    data = yaml.safe_load((ROOT / "data" / "servers" / "ecosystem.yaml").read_text())
+    args.out.mkdir(parents=True, exist_ok=True)
+    wanted = set(args.ids or [])
+    for entry in data["servers"]:
+        if wanted and entry["id"] not in wanted:
+            continue
+        entry = dict(entry, package=dict(entry["package"], versions=entry["package"]["versions"][-1:]))
+        entry["cwd"] = str((ROOT / "data" / "servers" / entry.get("cwd", ".")).resolve())
+        one = {"servers": [entry], "limits": data["limits"]}
+        (args.out / f"{entry['id']}.yaml").write_text(yaml.safe_dump(one, sort_keys=False))
+        print(args.out / f"{entry['id']}.yaml")    # in the servers file's order: most popular first
+    return 0
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = p.add_subparsers(dest="cmd", required=True)
+    f = sub.add_parser("fetch")
+    f.add_argument("--meta", type=Path, default=DEFAULT_META)
+    f.add_argument("--jobs", type=int, default=6)
+    f.add_argument("--refresh", action="store_true")
+    b = sub.add_parser("build")
+    b.add_argument("--meta", type=Path, default=DEFAULT_META)
+    c = sub.add_parser("check")
+    c.add_argument("crawls", nargs="+")
+    lt = sub.add_parser("latest")
+    lt.add_argument("out", type=Path)
+    lt.add_argument("ids", nargs="*")
+    args = p.parse_args(argv)
+    return {"fetch": cmd_fetch, "build": cmd_build, "check": cmd_check, "latest": cmd_latest}[args.cmd](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
