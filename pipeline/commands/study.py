@@ -27,7 +27,6 @@ def add_arguments(parser):
 
 def run(args) -> int:
     import json
-    import os
     import shlex
     import tempfile
 
@@ -36,7 +35,7 @@ def run(args) -> int:
     from pipeline.engine.policy import Policy
     from pipeline.errors import InputError
     from pipeline.lake import Lake
-    from pipeline.survey.study import run_study
+    from pipeline.survey.study import check_folders, run_study
 
     config = load_config(args.config or find_default())
     policy = Policy(config.profile, config.fail_on, config.overrides, config.ignores)
@@ -45,8 +44,7 @@ def run(args) -> int:
     work = args.work or tempfile.mkdtemp(prefix="mcpdelta-study-")
     command = "mcpdelta study " + shlex.join(
         [args.servers, "--out", args.out] + (["--config", args.config] if args.config else []))
-    if os.path.exists(work) and not os.path.isdir(work):  # before its lakes are locked
-        raise InputError(str(work), "is a file; --work names a folder")
+    check_folders(work, args.out)  # before its lakes are locked (the lock file makes the folder)
     with progress.display(), \
             Lake(f"{work}/lake").writing(args.wait), Lake(f"{work}/lake-latest").writing(args.wait):
         summary = run_study(args.servers, args.out, work=work, policy=policy, config=config,

@@ -62,6 +62,13 @@ def read_passes(folders) -> tuple:
     return rows, attempts
 
 
+def check_folders(work, out) -> None:
+    """--work and --out name folders (or nothing yet): said before any lake is touched."""
+    for folder, flag in ((pathlib.Path(work), "--work"), (pathlib.Path(out), "--out")):
+        if folder.exists() and not folder.is_dir():
+            raise InputError(str(folder), f"is a file; {flag} names a folder")
+
+
 def run_study(servers_file, out, *, work, policy, config, cache=None, offline=False,
               captures=None, workers=None, command="mcpdelta study") -> dict:
     """The whole study; ``captures`` (pass folders) skips the capture passes."""
@@ -71,9 +78,7 @@ def run_study(servers_file, out, *, work, policy, config, cache=None, offline=Fa
     from pipeline.survey.writeup import write
 
     work, out = pathlib.Path(work), pathlib.Path(out)
-    for folder, flag in ((work, "--work"), (out, "--out")):
-        if folder.exists() and not folder.is_dir():
-            raise InputError(str(folder), f"is a file; {flag} names a folder")
+    check_folders(work, out)
     # a --work folder used before is resumed: the lakes keep what they hold,
     # and the diff stage only diffs pairs not in its ledger yet
     if config.judges:  # a judge mistake fails before any install

