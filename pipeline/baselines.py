@@ -7,7 +7,6 @@ existing file of that name always wins, so no file becomes unreadable.
 """
 
 import os
-import subprocess
 
 from pipeline.errors import InputError
 
@@ -51,6 +50,8 @@ def git_show(spec: str, max_bytes: int) -> bytes:
 
 
 def _git(spec: str, args: list[str], problem: str, max_bytes: int) -> bytes:
+    import subprocess  # only a git side pays for it: diff of two files starts without
+
     try:
         proc = subprocess.Popen(["git", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 stdin=subprocess.DEVNULL)
