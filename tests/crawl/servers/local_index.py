@@ -14,9 +14,9 @@ import hashlib
 import io
 import json
 import re
-import threading
 import zipfile
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from tests.crawl.servers.loopback import LoopbackRegistry
 
 SERVER_MODULE = '''
 import json, sys
@@ -71,7 +71,7 @@ def build_wheel(name: str, version: str, requires_python=None, requires=(), serv
     return f"{dist}-{version}-py3-none-any.whl", buf.getvalue()
 
 
-class LocalIndex:
+class LocalIndex(LoopbackRegistry):
     def __init__(self):
         self.packages: dict[str, list[dict]] = {}
         self.blobs: dict[str, bytes] = {}
@@ -86,52 +86,30 @@ class LocalIndex:
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_port}"
+        return f"http://127.0.0.1:{self.port}"
 
-    def start(self) -> "LocalIndex":
-        index = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
-            def _send(self, code, body: bytes, ctype="application/json"):
-                self.send_response(code)
-                self.send_header("Content-Type", ctype)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def do_GET(self):
-                parts = [p for p in self.path.split("?")[0].split("/") if p]
-                if len(parts) == 2 and parts[0] == "simple":
-                    files = index.packages.get(normalize(parts[1]))
-                    if files is None:
-                        return self._send(404, b"{}")
-                    body = {"meta": {"api-version": "1.1"}, "name": normalize(parts[1]),
-                            "versions": sorted({f["version"] for f in files}),
-                            "files": [{"filename": f["filename"], "url": f"/files/{f['filename']}",
-                                       "hashes": {"sha256": f["sha256"]}, "requires-python": f["requires_python"],
-                                       "upload-time": f["uploaded"]} for f in files]}
-                    return self._send(200, json.dumps(body).encode(), "application/vnd.pypi.simple.v1+json")
-                if len(parts) == 3 and parts[0] == "pypi" and parts[2] == "json":
-                    files = index.packages.get(normalize(parts[1]))
-                    if files is None:
-                        return self._send(404, b"{}")
-                    releases = {}
-                    for f in files:
-                        releases.setdefault(f["version"], []).append(
-                            {"upload_time_iso_8601": f["uploaded"], "yanked": False,
-                             "requires_python": f["requires_python"]})
-                    return self._send(200, json.dumps({"releases": releases}).encode())
-                if len(parts) == 2 and parts[0] == "files" and parts[1] in index.blobs:
-                    return self._send(200, index.blobs[parts[1]], "application/octet-stream")
-                return self._send(404, b"{}")
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
-        return self
-
-    def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+    def answer(self, path: str) -> tuple[int, bytes, str]:
+        parts = [p for p in path.split("/") if p]
+        if len(parts) == 2 and parts[0] == "simple":
+            files = self.packages.get(normalize(parts[1]))
+            if files is None:
+                return 404, b"{}", "application/json"
+            body = {"meta": {"api-version": "1.1"}, "name": normalize(parts[1]),
+                    "versions": sorted({f["version"] for f in files}),
+                    "files": [{"filename": f["filename"], "url": f"/files/{f['filename']}",
+                               "hashes": {"sha256": f["sha256"]}, "requires-python": f["requires_python"],
+                               "upload-time": f["uploaded"]} for f in files]}
+            return 200, json.dumps(body).encode(), "application/vnd.pypi.simple.v1+json"
+        if len(parts) == 3 and parts[0] == "pypi" and parts[2] == "json":
+            files = self.packages.get(normalize(parts[1]))
+            if files is None:
+                return 404, b"{}", "application/json"
+            releases = {}
+            for f in files:
+                releases.setdefault(f["version"], []).append(
+                    {"upload_time_iso_8601": f["uploaded"], "yanked": False,
+                     "requires_python": f["requires_python"]})
+            return 200, json.dumps({"releases": releases}).encode(), "application/json"
+        if len(parts) == 2 and parts[0] == "files" and parts[1] in self.blobs:
+            return 200, self.blobs[parts[1]], "application/octet-stream"
+        return 404, b"{}", "application/json"

@@ -8,8 +8,8 @@ import hashlib
 import io
 import json
 import tarfile
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from tests.crawl.servers.loopback import LoopbackRegistry
 
 SERVER_JS = r"""#!/usr/bin/env node
 const rl = require('readline').createInterface({input: process.stdin});
@@ -47,7 +47,7 @@ def build_tarball(name, version, dependencies, server) -> bytes:
     return buf.getvalue()
 
 
-class LocalNpm:
+class LocalNpm(LoopbackRegistry):
     def __init__(self):
         self.packages: dict[str, dict] = {}
         self.blobs: dict[str, bytes] = {}
@@ -71,38 +71,15 @@ class LocalNpm:
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_port}/"
+        return f"http://127.0.0.1:{self.port}/"
 
-    def start(self) -> "LocalNpm":
-        registry = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
-            def _send(self, code, body: bytes, ctype="application/json"):
-                self.send_response(code)
-                self.send_header("Content-Type", ctype)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def do_GET(self):
-                path = self.path.split("?")[0]
-                if path.startswith("/-/") and path[3:] in registry.blobs:
-                    return self._send(200, registry.blobs[path[3:]], "application/octet-stream")
-                doc = registry.packages.get(path.lstrip("/").replace("%2f", "/").replace("%2F", "/"))
-                if doc is None:
-                    return self._send(404, json.dumps({"error": "Not found"}).encode())
-                doc = json.loads(json.dumps(doc))
-                for manifest in doc["versions"].values():  # absolute tarball URLs
-                    manifest["dist"]["tarball"] = registry.url.rstrip("/") + manifest["dist"]["tarball"]
-                return self._send(200, json.dumps(doc).encode())
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
-        return self
-
-    def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+    def answer(self, path: str) -> tuple[int, bytes, str]:
+        if path.startswith("/-/") and path[3:] in self.blobs:
+            return 200, self.blobs[path[3:]], "application/octet-stream"
+        doc = self.packages.get(path.lstrip("/").replace("%2f", "/").replace("%2F", "/"))
+        if doc is None:
+            return 404, json.dumps({"error": "Not found"}).encode(), "application/json"
+        doc = json.loads(json.dumps(doc))
+        for manifest in doc["versions"].values():  # absolute tarball URLs
+            manifest["dist"]["tarball"] = self.url.rstrip("/") + manifest["dist"]["tarball"]
+        return 200, json.dumps(doc).encode(), "application/json"
