@@ -10,14 +10,18 @@
 set -u
 servers=${1:?servers file}; out=${2:?output folder}
 bin=${MCPDELTA:-mcpdelta}
+jobs=${JOBS:-2}  # installs wait on the registry more than on the CPU
 export MCPDELTA_DUMMY_TOKEN=${MCPDELTA_DUMMY_TOKEN:-mcpdelta-dummy-not-a-secret}
 export PUPPETEER_SKIP_DOWNLOAD=1 PUPPETEER_SKIP_CHROMIUM_DOWNLOAD=1 PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
 mkdir -p "$out"
 ids=$(python3 -c 'import sys, yaml; print("\n".join(s["id"] for s in yaml.safe_load(open(sys.argv[1]))["servers"]))' "$servers")
 for id in $ids; do
   echo "== $(date -u +%FT%TZ) $id"
-  "$bin" crawl --servers "$servers" --out "$out/a" --cache "$out/cache" --only "$id" --concurrency 2
-  "$bin" crawl --servers "$servers" --out "$out/b" --cache "$out/cache" --only "$id" --concurrency 2 --offline \
+  "$bin" crawl --servers "$servers" --out "$out/a" --cache "$out/cache" --only "$id" --concurrency "$jobs"
+  # 130/143: the crawl was stopped; a second pass now would log every release
+  # as missing from the cache.
+  rc=$?; case $rc in 130|143) exit $rc;; esac
+  "$bin" crawl --servers "$servers" --out "$out/b" --cache "$out/cache" --only "$id" --concurrency "$jobs" --offline \
       --client-name mcpdelta-survey-second-pass --client-version 0.0.2 --release-installs
 done
 echo "== $(date -u +%FT%TZ) done"
