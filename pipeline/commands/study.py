@@ -18,6 +18,14 @@ def add_arguments(parser):
                         help="pass A too installs nothing: every version from the package cache")
     parser.add_argument("--captures", metavar="PASS", nargs="+",
                         help="crawl folders of passes already run (pass A first): no capture")
+    parser.add_argument("--population", metavar="TSV",
+                        help="the classification the servers file was chosen from (registry, package, class, "
+                             "evidence, reason_if_excluded): the page gains its Population section")
+    parser.add_argument("--sdk-check", metavar="TSV",
+                        help="bench/sdk_check.py's result: the latest releases listed again with the official "
+                             "SDK client, reported in the page's method")
+    parser.add_argument("--title", help='the page\'s subject: "How often TITLE broke their callers" '
+                                        '(default: the surveyed MCP servers)')
     parser.add_argument("--config", metavar="FILE", help="config file (default: .mcpdelta.yml here)")
     parser.add_argument("--workers", type=int, metavar="N", help="diff worker processes (default: one per core)")
     parser.add_argument("--format", choices=("text", "json"), default="text")
@@ -42,14 +50,17 @@ def run(args) -> int:
     if args.workers is not None and args.workers < 1:
         raise InputError("--workers", "must be at least 1")
     work = args.work or tempfile.mkdtemp(prefix="mcpdelta-study-")
+    given = [(flag, value) for flag, value in (("--population", args.population), ("--sdk-check", args.sdk_check),
+                                               ("--title", args.title), ("--config", args.config)) if value]
     command = "mcpdelta study " + shlex.join(
-        [args.servers, "--out", args.out] + (["--config", args.config] if args.config else []))
+        [args.servers, "--out", args.out] + [part for pair in given for part in pair])
     check_folders(work, args.out)  # before its lakes are locked (the lock file makes the folder)
     with progress.display(), \
             Lake(f"{work}/lake").writing(args.wait), Lake(f"{work}/lake-latest").writing(args.wait):
         summary = run_study(args.servers, args.out, work=work, policy=policy, config=config,
                             cache=args.cache, offline=args.offline, captures=args.captures,
-                            workers=args.workers, command=command)
+                            workers=args.workers, command=command, population=args.population,
+                            sdk_check=args.sdk_check, title=args.title)
     summary["work"] = str(work)
     if args.format == "json":
         sys.stdout.write(json.dumps(summary, indent=2) + "\n")

@@ -7,6 +7,7 @@ itself, so the test that runs each query on a small slice covers every
 figure the page can show.
 """
 
+import dataclasses
 import json
 import os
 import pathlib
@@ -17,6 +18,19 @@ from pipeline.survey.report import ALL_PLOTS, PLOTS, gather, query, render, save
 # queries that later queries read as views, created in this order
 VIEWS = ("study/failures", "study/step_changes", "study/step_breaks", "study/to_latest")
 PUBLISHED = "the published 66-pair backtest"
+DEFAULT_TITLE = "the surveyed MCP servers"
+
+
+@dataclasses.dataclass
+class Page:
+    """What the page is about beyond its rows: the servers file, the title
+    (\"How often TITLE broke their callers\"), whether a population and an
+    SDK check were given, and the capture folders it was made from."""
+    servers_file: str
+    title: str = DEFAULT_TITLE
+    population: bool = False
+    sdk_check: bool = False
+    captures: list = dataclasses.field(default_factory=list)
 
 
 def study_connection(con):
@@ -43,30 +57,41 @@ def counted_only(con):
     return con
 
 
-def gather_study(steps, latest) -> dict:
+def gather_study(steps, latest, population=None, sdk_check=None) -> dict:
     """Every query's rows: ``steps`` is the consecutive-steps lake, ``latest``
-    the each-release-to-latest lake (both DuckDB connections)."""
+    the each-release-to-latest lake (both DuckDB connections); ``population``
+    and ``sdk_check`` the rows of the study's --population and --sdk-check
+    files (``pipeline.survey.population``), tables the queries about them read."""
+    from pipeline.survey.population import register
+
     study_connection(steps)
     study_connection(latest)
+    register(steps, population, sdk_check)
     rows = {name: query(steps, f"study/{name}") for name in (
         "coverage", "failures", "failure_reasons", "steps_by_server", "release_table", "step_breaks",
         "rules", "honesty", "break_examples", "backtest", "notes", "run", "largest_steps",
-        "witness_gaps", "schema_habits")}
+        "witness_gaps", "schema_habits", "break_share", "scale", "population", "exclusions", "funnel",
+        "sdk_check", "sdk_check_summary", "crawl_time", "install_retries")}
     for name in ("to_latest", "to_latest_summary"):
         rows[name] = query(latest, f"study/{name}")
     return rows
 
 
-def write(steps, latest, out, servers_file) -> dict:
-    """README.md and one PNG per figure into ``out``; return the facts."""
+def write(steps, latest, out, servers_file, *, population=None, sdk_check=None, title=None,
+          captures=None) -> dict:
+    """README.md and one PNG per figure into ``out``; return the facts.
+    ``captures``: the pass folders the study was given (the page then says
+    how to regenerate it from them)."""
     out.mkdir(parents=True, exist_ok=True)
-    rows = gather_study(steps, latest)
+    rows = gather_study(steps, latest, population, sdk_check)
     facts = gather(counted_only(steps), ALL_PLOTS)
     figures = []
     for name in ALL_PLOTS:
         save_png(render(name, facts), out / f"{name}.png")
         figures.append(name)
-    text = readme(rows, figures, servers_file)
+    page = Page(servers_file, title or DEFAULT_TITLE, population is not None, sdk_check is not None,
+                list(captures or []))
+    text = readme(rows, figures, page)
     temporary = out / ".README.md.tmp"
     temporary.write_text(text, encoding="utf-8")
     os.replace(temporary, out / "README.md")
@@ -75,19 +100,27 @@ def write(steps, latest, out, servers_file) -> dict:
 
 # --- the page ---------------------------------------------------------------
 
-def readme(rows, figures, servers_file) -> str:
+def readme(rows, figures, page) -> str:
+    from pipeline.survey import population as pop
+
     total = _total(rows["coverage"])
     steps = _total(rows["steps_by_server"])
     run = rows["run"][0] if rows["run"] else {}
-    parts = [_header(run, servers_file), _summary(rows, total, steps), _method(rows, total, servers_file),
-             _coverage(rows, total), _per_server(rows, steps), _honesty(rows), _upgrades(rows),
-             _instructive(rows), _rules(rows), _habits(rows), _backtest(rows), _figures(figures),
-             _confidence(rows, total, steps), _releases(rows)]
+    parts = [_header(run, page, rows), _summary(rows, total, steps), _method(rows, total, page)]
+    if page.population:
+        parts.append(pop.population_section(rows))
+    parts += [_coverage(rows, total), _per_server(rows, steps), _honesty(rows), _upgrades(rows),
+              _instructive(rows, limit=10 if page.population else 5), _rules(rows), _habits(rows)]
+    if rows["backtest"] and rows["backtest"][0]["packages"]:
+        parts.append(_backtest(rows))
+    if page.population:
+        parts.append(pop.scale_section(rows))
+    parts += [_figures(figures), _confidence(rows, total, steps), _releases(rows)]
     return "\n\n".join(p.strip("\n") for p in parts) + "\n"
 
 
-def _header(run, servers_file) -> str:
-    env = _environment(servers_file)
+def _header(run, page, rows) -> str:
+    env = _environment(page.servers_file)
     command = run.get("command") or "mcpdelta study"
     timing = ""
     if run:
@@ -97,7 +130,23 @@ def _header(run, servers_file) -> str:
                   f"peak memory {run['peak_rss_mib']} MiB in the study process and "
                   f"{run['child_peak_rss_mib']} MiB in its largest child process (an install, a server or "
                   f"a diff worker). Engine `{run['engine']}`, policy `{run['policy']}`.")
-    return f"""# How often the reference MCP servers broke their callers
+    reuse = ""
+    if page.captures:
+        passes = "; ".join(f"{r['client']}: {_count(r['attempts'], 'attempt')}, {_n(r['install_h'])} h "
+                           f"installing and {_n(r['capture_h'])} h capturing, {_day(r['first_attempt'])} "
+                           f"to {_day(r['last_attempt'])}" for r in rows["crawl_time"])
+        reuse = f"""From a fresh clone, reusing the committed captures (nothing is installed;
+the run below was made this way):
+
+```sh
+python3 -m venv .venv && .venv/bin/pip install -e '.[dev]' && \\
+  .venv/bin/{command} --captures {' '.join(page.captures)}
+```
+
+The captures themselves (`crawl_time.sql`, summed over attempts that ran
+concurrently): {passes or 'no attempt recorded'}.
+"""
+    return f"""# How often {page.title} broke their callers
 
 Regenerate this whole directory from nothing (a fresh clone, an empty
 package cache; the installs need the npm and PyPI registries):
@@ -107,6 +156,7 @@ python3 -m venv .venv && .venv/bin/pip install -e '.[dev]' && \\
   {env}.venv/bin/{command}
 ```
 
+{reuse}
 {timing}
 
 Every number below is the answer of a query under `sql/study/` (named
@@ -143,6 +193,11 @@ def _summary(rows, total, steps) -> str:
                  f"({_pct(steps['witnessed_pct'])}) proved by a witness: an arguments object the new "
                  "advertised input schema rejects, or a result the new output schema allows and the old "
                  "one did not, confirmed by a JSON Schema validator (no tool is called).")
+    share = rows["break_share"][0] if rows["break_share"] else None
+    if share and share["servers_with_steps"]:
+        lines.append(f"- {share['servers_broke']} of the {_count(share['servers_with_steps'], 'server')} "
+                     f"with a counted step ({_pct(share['servers_broke_pct'])}) shipped at least one release "
+                     "that broke a caller (`break_share.sql`).")
     if rows["largest_steps"]:
         big = rows["largest_steps"][0]
         lines.append(f"- The largest step alone, {big['server_id']} {big['old_version']} -> "
@@ -173,7 +228,9 @@ def _summary(rows, total, steps) -> str:
     return "\n".join(lines)
 
 
-def _method(rows, total, servers_file) -> str:
+def _method(rows, total, page) -> str:
+    from pipeline.survey import population as pop
+
     if total.get("passes", 0) >= 2:
         passes = f"""- **Two passes.** Pass B starts every installed version again, offline
   from pass A's package folders, under a second client identity
@@ -184,23 +241,44 @@ def _method(rows, total, servers_file) -> str:
         passes = """- **One pass.** These captures were made once (the study was given a
   single capture folder), so flaky output is not told apart from a release
   change; *Coverage* shows no version confirmed."""
+    if page.population:
+        versions = """was generated from the population's
+  classification (*Population*): every candidate classified as a server,
+  each with a start recipe (arguments, dummy environment values, fixture
+  files) that lets it list its tools offline. For each, its releases of the
+  last 18 months, at most 12 per package: all of them when fewer,
+  otherwise the first, the latest and evenly spaced ones between, every
+  major boundary included; pre-releases only when a package has nothing
+  else."""
+    else:
+        versions = """names each
+  server as an npm or PyPI package and asks for every stable version the
+  registry serves."""
+    crosscheck = ("\n" + pop.sdk_check_item(rows)) if page.sdk_check else ""
     return f"""## Method
 
-- **Which servers, which versions.** The servers file (`{servers_file}`) names each
-  server as an npm or PyPI package and asks for every stable version the
-  registry serves. Each version is installed into its own folder *as it
-  resolved on its publish date* (npm `--before`, pip `--uploaded-prior-to`,
-  both set a minute after the publish time the registry gives), so a release runs with
-  the dependencies its users got, not with today's. The date each install
-  was pinned to is in *Every release* below. The registry's date can be
-  wrong (a re-upload dates an old release after its successors); such
-  releases are marked *dated late*, and those whose input schemas came out
-  empty (*schemaless*) are shown but never counted.
-- **Capture.** The crawler starts each version over stdio, sends
-  `initialize`, and lists tools, prompts, resources and resource templates,
-  following every page (a server that lies about pagination is caught).
-  Servers that refuse to start without a key get a dummy value from the
-  environment, never a real secret.
+- **Which servers, which versions.** The servers file
+  (`{page.servers_file}`) {versions}
+- **Installs as published.** Each version is installed into its own folder
+  *as it resolved on its publish date* (npm `--before`, pip
+  `--uploaded-prior-to`, both set a minute after the publish time the
+  registry gives), so a release runs with the dependencies its users got,
+  not with today's; a PyPI server gets the interpreter its
+  `Requires-Python` asks for. When a dependency the release needs is dated
+  after it (a sibling package published minutes later, a re-uploaded
+  file), the install is tried once more with a cut-off a week later, and
+  the release is listed apart (*Coverage*). The date each install was
+  pinned to is in *Every release* below. The registry's date can be wrong
+  (a re-upload dates an old release after its successors); such releases
+  are marked *dated late*, and those whose input schemas came out empty
+  (*schemaless*) are shown but never counted.
+- **Capture.** The crawler starts each version over stdio in a fresh home
+  folder (`PYTHONHASHSEED=0` for Python servers), asks `server/discover`
+  (the 2026-07-28 revision) and falls back to `initialize` for servers
+  that predate it, and lists tools, prompts, resources and resource
+  templates, following every page (a server that lies about pagination is
+  caught). Servers that refuse to start without a key get a dummy value
+  from the environment, never a real secret.{crosscheck}
 {passes}
 - **Steps.** Releases are ordered as semver where they parse. Each counted
   step is one captured release against the captured release before it (a
@@ -260,6 +338,12 @@ def _coverage(rows, total) -> str:
                   f"{_cell(r['error'])} |" for r in rows["failures"]]
     else:
         lines.append("- none: every version attempted was captured.")
+    retries = rows["install_retries"]
+    lines += ["", f"Captured only with a later dependency cut-off (`install_retries.sql`): "
+              f"{_count(len(retries), 'release')}, counted like the others, their dependencies up to a "
+              "week newer than their users had" + (":" if retries else "."), ""]
+    lines += [f"- {r['server_id']} {r['version']} ({_day(r['published_at'])}): {_cell(r['retry'])}"
+              for r in retries]
     return "\n".join(lines)
 
 
@@ -340,7 +424,7 @@ def _upgrades(rows) -> str:
     return "\n".join(lines)
 
 
-def five_breaks(examples, limit=5) -> list:
+def instructive_breaks(examples, limit=5) -> list:
     """The first ``limit`` ranked examples (break_examples.sql) whose rules
     and servers are all different."""
     chosen, rules, servers = [], set(), set()
@@ -354,15 +438,19 @@ def five_breaks(examples, limit=5) -> list:
     return chosen
 
 
-def _instructive(rows) -> str:
-    lines = ["## The five most instructive breaks", "",
+NUMBERS = {5: "five", 10: "ten"}
+
+
+def _instructive(rows, limit=5) -> str:
+    many = NUMBERS.get(limit, str(limit))
+    lines = [f"## The {many} most instructive breaks", "",
              "`break_examples.sql`: the rules that broke the most servers, each shown by its best "
-             "example (a witnessed break under the quietest version bump first), five different rules "
-             "on five different servers where the data allows. A rule many servers trip over is a "
+             f"example (a witnessed break under the quietest version bump first), {many} different rules "
+             f"on {many} different servers where the data allows. A rule many servers trip over is a "
              "mistake the next server will repeat."]
     from pipeline.engine.catalog import RULES
 
-    chosen = five_breaks(rows["break_examples"])
+    chosen = instructive_breaks(rows["break_examples"], limit)
     if not chosen:
         return "\n".join(lines + ["", "No breaking change was found."])
     for i, r in enumerate(chosen, 1):

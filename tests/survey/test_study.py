@@ -26,26 +26,34 @@ from pipeline.engine.policy import Policy
 from pipeline.lake import Lake
 from pipeline.lake.ingest import attempt_row, capture_row, store
 from pipeline.survey.diffstage import engine_version, policy_hash, run_diff_stage
+from pipeline.survey.population import load_population, load_sdk_check
 from pipeline.survey.report import SQL
-from pipeline.survey.writeup import VIEWS, five_breaks, gather_study
+from pipeline.survey.writeup import VIEWS, instructive_breaks, gather_study
 from tests.conftest import ROOT
 
 SLICE = ROOT / "tests" / "survey" / "slice"
 MCPDELTA = str(ROOT / ".venv" / "bin" / "mcpdelta") if (ROOT / ".venv" / "bin" / "mcpdelta").exists() else "mcpdelta"
+# the population sections' inputs: five candidates (the slice's two servers,
+# a library, two excluded) and an SDK check of each latest release, beta's
+# listing a tool the crawler's pass A did not see, and a server not surveyed
+PAGE = ["--population", str(SLICE / "population.tsv"), "--sdk-check", str(SLICE / "sdk-check.tsv"),
+        "--title", "the slice's servers"]
 
 
 @pytest.fixture(scope="module")
 def study(tmp_path_factory):
     base = tmp_path_factory.mktemp("study")
     run = subprocess.run([MCPDELTA, "study", str(SLICE / "servers.yaml"), "--out", str(base / "out"),
-                          "--work", str(base / "work"), "--cache", str(base / "cache"), "--format", "json"],
+                          "--work", str(base / "work"), "--cache", str(base / "cache"), "--format", "json"] + PAGE,
                          capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr
     summary = json.loads(run.stdout)
     scope = engine_version(), policy_hash(Policy())
     steps = Lake(str(base / "work" / "lake")).connect(*scope)
     latest = Lake(str(base / "work" / "lake-latest")).connect(*scope)
-    return {"summary": summary, "rows": gather_study(steps, latest), "out": base / "out",
+    population = load_population(SLICE / "population.tsv", SLICE / "servers.yaml")
+    rows = gather_study(steps, latest, population, load_sdk_check(SLICE / "sdk-check.tsv"))
+    return {"summary": summary, "rows": rows, "out": base / "out",
             "readme": (base / "out" / "README.md").read_text(), "base": base}
 
 
@@ -165,11 +173,11 @@ def test_rules_count_counted_steps_only(study):
     }
 
 
-def test_five_breaks_are_distinct_in_rule_and_server(study):
+def test_instructive_breaks_are_distinct_in_rule_and_server(study):
     examples = study["rows"]["break_examples"]
     assert [e["rule"] for e in examples] == [  # one server each: ties fall to the rule's name
         "tool.input.constraint.tightened", "tool.input.property.addedRequired", "tool.removed"]
-    chosen = five_breaks(examples)
+    chosen = instructive_breaks(examples)
     assert [(c["server_id"], c["rule"]) for c in chosen] == [
         ("beta", "tool.input.constraint.tightened"), ("server-alpha", "tool.input.property.addedRequired")]
 
@@ -280,12 +288,23 @@ def test_study_mistakes_are_one_line_errors(tmp_path):
         assert misnamed.returncode == 2 and f"{flag} names a folder" in misnamed.stderr
         assert len(misnamed.stderr.strip().splitlines()) == 1
     assert not os.path.exists(tmp_path / "elsewhere" / "lake")  # refused before any work
+    (tmp_path / "bad.tsv").write_text("registry\tpackage\tclass\nnpm\tx\tserver\n")
+    (tmp_path / "odd.tsv").write_text((SLICE / "population.tsv").read_text().replace("not-a-server", "library"))
+    for flag, path, problem in (("--population", tmp_path / "bad.tsv", "no column 'evidence'"),
+                                ("--population", tmp_path / "odd.tsv", "class 'library' is not one of"),
+                                ("--sdk-check", tmp_path / "bad.tsv", "no column 'server_id'"),
+                                ("--population", tmp_path / "absent.tsv", "absent.tsv")):
+        wrong = subprocess.run([MCPDELTA, "study", str(SLICE / "servers.yaml"), "--out", str(tmp_path / "o2"),
+                                "--work", str(tmp_path / "w2"), flag, str(path)], capture_output=True, text=True)
+        assert wrong.returncode == 2 and problem in wrong.stderr, wrong.stderr
+        assert len(wrong.stderr.strip().splitlines()) == 1
+        assert not os.path.exists(tmp_path / "w2" / "pass-a")  # said before any capture
 
 
 def test_a_second_run_on_the_same_work_folder_resumes_and_writes_the_same_page(study):
     base = study["base"]
     again = subprocess.run([MCPDELTA, "study", str(SLICE / "servers.yaml"), "--out", str(base / "again"),
-                            "--work", str(base / "work"), "--cache", str(base / "cache"), "--format", "json"],
+                            "--work", str(base / "work"), "--cache", str(base / "cache"), "--format", "json"] + PAGE,
                            capture_output=True, text=True, timeout=300)
     assert again.returncode == 0, again.stderr
     con = Lake(str(base / "work" / "lake")).connect()
@@ -345,3 +364,58 @@ def test_schema_habits_count_each_release_by_its_publish_quarter(tmp_path):
              r["with_description"], r["closed_input"]) for r in got] == [
         ("2025-Q1", 1, 2, 4, 1, 1, 2, 3),
         ("2025-Q3", 1, 1, 1, 1, 1, 1, 1)]
+
+
+def test_population_counts_the_candidates_by_class_and_folds_exclusion_details(study):
+    rows = {r["class"]: r for r in study["rows"]["population"]}
+    assert (rows["server"]["candidates"], rows["server"]["npm"], rows["server"]["pypi"],
+            rows["server"]["surveyed"]) == (2, 1, 1, 2)
+    assert (rows["excluded"]["candidates"], rows["excluded"]["surveyed"]) == (2, 0)
+    assert (rows[None]["candidates"], rows[None]["surveyed"]) == (5, 2)
+    exclusions = [(r["class"], r["reason"], r["candidates"], list(r["examples"])) for r in study["rows"]["exclusions"]]
+    assert exclusions == [("excluded", "needs a remote service", 2, ["@slice/hosted", "gamma-mcp"]),
+                          ("not-a-server", "library (no executable)", 1, ["@slice/mcp-sdk"])]
+
+
+def test_the_funnel_runs_from_candidates_to_captured_releases(study):
+    [f] = study["rows"]["funnel"]
+    assert (f["candidates"], f["servers"], f["servers_not_surveyed"], f["surveyed"]) == (5, 2, 0, 2)
+    assert (f["attempted"], f["started"], f["captured"]) == (2, 2, 2)
+    assert (f["releases_attempted"], f["releases_captured"]) == (7, 6)  # beta 2025.4.1 cannot start
+    assert float(f["releases_captured_pct"]) == pytest.approx(85.7)
+    assert (f["median_releases"], f["fewest_releases"], f["most_releases"]) == (3, 3, 3)
+    assert f["answered_discover"] + f["answered_initialize"] == 6
+
+
+def test_break_share_and_scale_count_servers_releases_and_tools(study):
+    [share] = study["rows"]["break_share"]
+    assert (share["servers_with_steps"], share["servers_broke"], float(share["servers_broke_pct"])) == (2, 2, 100.0)
+    [scale] = study["rows"]["scale"]
+    definitions = set()  # every pass-A release's tools, by hand from the slice's manifests
+    for path in (SLICE / "manifests").glob("*/*.json"):
+        if not path.name.endswith(".second-pass.json"):
+            definitions |= {(path.parent.name, json.dumps(t, sort_keys=True))
+                            for t in json.loads(path.read_text())["tools"]}
+    assert (scale["servers"], scale["releases"], scale["tool_definitions"]) == (2, 6, len(definitions))
+    assert scale["latest_tools"] == 2  # alpha 2.0.0's search, beta 2025.3.1's forecast
+    assert scale["snapshot_tool_schemas"] == 9922
+
+
+def test_the_sdk_check_keeps_surveyed_servers_and_puts_mismatches_first(study):
+    rows = [(r["server_id"], r["sdk_tools"], r["names_match"]) for r in study["rows"]["sdk_check"]]
+    assert rows == [("beta", 2, False), ("server-alpha", 1, True)]  # gamma is not in the study
+    [summary] = study["rows"]["sdk_check_summary"]
+    assert (summary["checked"], summary["sdk_failed"], summary["names_match"], summary["schemas_match"]) == (2, 0, 1, 1)
+
+
+def test_the_population_page_has_its_sections(study):
+    text = study["readme"]
+    assert text.splitlines()[0] == "# How often the slice's servers broke their callers"
+    assert "5 candidates -> 2 classified as servers (0 of them missing from the servers file)" in text
+    assert "- excluded: needs a remote service: 2 (for example `@slice/hosted`, `gamma-mcp`)" in text
+    assert "2 servers checked: the names match for 1, the input schemas too for 1" in text
+    assert "  - beta 2025.3.1: crawler 1 tools, SDK 2; only the SDK lists extra" in text
+    assert "- 2 of the 2 servers with a counted step (100 %) shipped at least one release" in text
+    assert "## The ten most instructive breaks" in text
+    assert "## Compared with single-snapshot captures" in text and "2 servers captured over 6 releases" in text
+    assert "Captured only with a later dependency cut-off (`install_retries.sql`): 0 releases" in text
