@@ -76,7 +76,26 @@ def npm_reason(err: str) -> str:
             return short(f"script exited with {code}: " + " | ".join(lines[-3:]), 600)
     if message:
         return short(f"{code}: {message}" if code else message, 600)
-    return _last_line(err)
+    return _silent_npm(err) or _last_line(err)
+
+
+def _silent_npm(err: str) -> str | None:
+    """npm sometimes exits 1 saying only where its debug log is: the log's
+    last step is then the best cause there is (read from its bounded tail)."""
+    m = re.search(r"A complete log of this run can be found in: (\S+)", err)
+    if not m:
+        return None
+    try:
+        with open(m.group(1), "rb") as log:
+            log.seek(0, 2)
+            log.seek(max(0, log.tell() - 65536))
+            tail = log.read(65536).decode("utf-8", "replace").splitlines()
+    except OSError:
+        return "npm exited without an error message (its debug log is gone)"
+    steps = [re.sub(r"^\d+ (silly|http|verbose|timing) ", "", ln) for ln in tail
+             if re.match(r"^\d+ (silly|http) ", ln)]
+    last = steps[-1] if steps else None
+    return short("npm exited without an error message" + (f"; its debug log's last step: {last}" if last else ""), 600)
 
 
 def pip_reason(err: str) -> str:

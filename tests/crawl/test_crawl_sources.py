@@ -247,3 +247,18 @@ def test_npm_install_failure_reason_is_the_error_not_the_log_path():
     assert reason.startswith("ETARGET: ") and "No matching version found for playwright@1.60.0-alpha-1" in reason
     assert "complete log" not in reason
     assert npm_reason("something odd\n") == "something odd"
+
+
+def test_npm_exiting_with_only_its_log_path_is_explained_by_the_log(tmp_path):
+    from pipeline.crawl.toolchain import npm_reason
+
+    log = tmp_path / "debug-0.log"  # the shape npm 11 leaves when it exits 1 saying nothing else
+    log.write_text("19 silly placeDep ROOT figma-developer-mcp@0.1.0 OK for:  want: 0.1.0\n"
+                   "36 silly fetch manifest express@^4.21.2\n"
+                   "38 http fetch GET 200 https://registry.npmjs.org/express 35ms (cache updated)\n"
+                   "40 verbose cwd /tmp/npmt\n44 verbose exit 1\n")
+    err = f"npm error A complete log of this run can be found in: {log}\n"
+    assert npm_reason(err) == ("npm exited without an error message; its debug log's last step: "
+                               "fetch GET 200 https://registry.npmjs.org/express 35ms (cache updated)")
+    log.unlink()
+    assert npm_reason(err) == "npm exited without an error message (its debug log is gone)"
