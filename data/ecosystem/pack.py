@@ -1,47 +1,95 @@
-"""Pack a crawl's output folder for the repository: each
-``<server-id>/<version>.json`` gzipped (``ingest`` reads ``.json.gz``), the
-crawl log copied, both written only when they changed.
+"""Pack a crawl.sh output folder for the repository: each pass's
+``<server-id>/<version>.json`` gzipped (``ingest`` reads ``.json.gz``), its
+crawl logs merged (every runner's, in attempt order) and the SDK check's
+results merged, each written only when it changed.
 
-    python data/ecosystem/pack.py CRAWL_OUT DEST
-    python data/ecosystem/pack.py --unpack DEST CRAWL_OUT   # resume a crawl from the committed captures
+    python data/ecosystem/pack.py OUT data/ecosystem            # OUT/a -> captures/, OUT/b -> captures-b/
+    python data/ecosystem/pack.py --unpack data/ecosystem OUT   # resume a crawl from the committed data
+
+OUT holds the first runner's passes as OUT/a and OUT/b and every other
+runner's under OUT/runner-K/ (see crawl.sh).
 """
 
+import csv
 import gzip
+import io
+import json
 import pathlib
 import shutil
 import sys
 
+PASSES = {"a": "captures", "b": "captures-b"}
+SDK_CHECK = "sdk-check.tsv"
 
-def pack(source: pathlib.Path, dest: pathlib.Path) -> int:
+
+def runner_folders(out: pathlib.Path) -> list:
+    return [out] + sorted(p for p in out.glob("runner-*") if p.is_dir())
+
+
+def _write_if_changed(path: pathlib.Path, data: bytes) -> bool:
+    if path.exists() and path.read_bytes() == data:
+        return False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    return True
+
+
+def pack(out: pathlib.Path, dest: pathlib.Path) -> int:
     written = 0
-    for manifest in sorted(source.glob("*/*.json")):
-        target = dest / manifest.parent.name / (manifest.name + ".gz")
-        data = gzip.compress(manifest.read_bytes(), compresslevel=9, mtime=0)  # mtime 0: same bytes every run
-        if target.exists() and target.read_bytes() == data:
-            continue
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
-        written += 1
-    log = source / "crawl-log.jsonl"
-    if log.exists():
-        dest.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(log, dest / "crawl-log.jsonl")
+    for name, packed in PASSES.items():
+        rows = []
+        for folder in runner_folders(out):
+            source = folder / name
+            for manifest in sorted(source.glob("*/*.json")):
+                target = dest / packed / manifest.parent.name / (manifest.name + ".gz")
+                data = gzip.compress(manifest.read_bytes(), compresslevel=9, mtime=0)  # mtime 0: same bytes every run
+                written += _write_if_changed(target, data)
+            log = source / "crawl-log.jsonl"
+            if log.exists():
+                rows += [line for line in log.read_text(encoding="utf-8").splitlines() if line.strip()]
+        rows.sort(key=lambda line: json.loads(line).get("captured_at") or "")  # stable: a runner's order kept
+        if rows:
+            _write_if_changed(dest / packed / "crawl-log.jsonl", ("\n".join(rows) + "\n").encode())
+    checks, header = {}, None
+    for folder in runner_folders(out):
+        path = folder / SDK_CHECK
+        if path.exists():
+            reader = csv.DictReader(io.StringIO(path.read_text(encoding="utf-8")), delimiter="\t")
+            header = reader.fieldnames
+            checks.update({row["server_id"]: row for row in reader})
+    if header:
+        text = io.StringIO()
+        table = csv.DictWriter(text, header, delimiter="\t", lineterminator="\n")
+        table.writeheader()
+        table.writerows(checks[k] for k in sorted(checks))
+        _write_if_changed(dest / SDK_CHECK, text.getvalue().encode())
     return written
 
 
-def unpack(packed: pathlib.Path, out: pathlib.Path) -> int:
-    """The committed captures back as a crawl's --out folder, so a crawl over
-    it skips every release already captured."""
+def unpack(dest: pathlib.Path, out: pathlib.Path) -> int:
+    """The committed captures back as the first runner's folders, so a crawl
+    over them skips every release already captured, and every server the
+    second pass has tried marked done (the second pass runs only after the
+    first has finished a server)."""
     written = 0
-    for archive in sorted(packed.glob("*/*.json.gz")):
-        target = out / archive.parent.name / archive.name[: -len(".gz")]
-        if not target.exists():
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(gzip.decompress(archive.read_bytes()))
-            written += 1
-    log = packed / "crawl-log.jsonl"
-    if log.exists() and not (out / "crawl-log.jsonl").exists():
-        shutil.copyfile(log, out / "crawl-log.jsonl")
+    second = dest / PASSES["b"] / "crawl-log.jsonl"
+    if second.exists():
+        (out / "done").mkdir(parents=True, exist_ok=True)
+        for line in second.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                (out / "done" / json.loads(line)["id"]).touch()
+    for name, packed in PASSES.items():
+        for archive in sorted((dest / packed).glob("*/*.json.gz")):
+            target = out / name / archive.parent.name / archive.name[: -len(".gz")]
+            if not target.exists():
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(gzip.decompress(archive.read_bytes()))
+                written += 1
+        log = dest / packed / "crawl-log.jsonl"
+        if log.exists() and not (out / name / "crawl-log.jsonl").exists():
+            shutil.copyfile(log, out / name / "crawl-log.jsonl")
+    if (dest / SDK_CHECK).exists() and not (out / SDK_CHECK).exists():
+        shutil.copyfile(dest / SDK_CHECK, out / SDK_CHECK)
     return written
 
 
@@ -51,4 +99,4 @@ if __name__ == "__main__":
         print(f"{count} capture(s) unpacked into {sys.argv[3]}")
     else:
         count = pack(pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2]))
-        print(f"{count} capture(s) written to {sys.argv[2]}")
+        print(f"{count} capture(s) written under {sys.argv[2]}")
