@@ -2,8 +2,7 @@
 -- contract (the first capture's digest), when it was published (the date
 -- its install was pinned to, where the crawl log says), when this lake first
 -- saw it (first_seen: its earliest attempt or capture row, a failed one
--- included; a sweep never attempts a release the lake holds again, so this
--- is the run that found it) and two warnings:
+-- included: `attempts` keeps every run's) and two warnings:
 --
 -- unstable: captured with more than one contract, because two capture
 --   passes disagreed or re-crawls differed.
