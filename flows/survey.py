@@ -32,8 +32,7 @@ def _policy(config_file):
 @task(name="crawl-servers", retries=2, retry_delay_seconds=30)
 def crawl_task(servers_file, lake_root, offline, recapture=False):
     """A sweep captures only the releases the lake holds no capture of (all
-    of them with ``recapture``); a retry after a failure skips what the
-    failed try already stored."""
+    of them with ``recapture``), so a retry skips what an earlier try stored."""
     from pipeline.survey import crawl_stage
 
     counts = crawl_stage(servers_file, Lake(lake_root), offline=offline, recapture=recapture)
