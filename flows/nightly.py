@@ -16,14 +16,17 @@ from flows.survey import survey_flow
 NIGHTLY_CRON = "0 3 * * *"  # 03:00 UTC
 
 
-def deployment(servers_file=None, lake="lake", config_file=None, cron=NIGHTLY_CRON):
-    """The deployment object; building it needs no server."""
+def deployment(servers_file=None, lake="lake", config_file=None, cron=NIGHTLY_CRON, recapture=False):
+    """The deployment object; building it needs no server. Each run installs
+    and captures only the releases published since the lake last captured
+    them (``recapture``: every release, every run)."""
     return survey_flow.to_deployment(
         name="nightly",
         cron=cron,
-        parameters={"servers_file": servers_file, "lake": lake, "config_file": config_file},
+        parameters={"servers_file": servers_file, "lake": lake, "config_file": config_file,
+                    "recapture": recapture},
         tags=["mcpdelta", "nightly"],
-        description="Crawl every server, diff every new version pair, report.",
+        description="Capture every new release and every live server, diff every new version pair, report.",
     )
 
 
@@ -35,8 +38,10 @@ def main(argv=None):
     parser.add_argument("--lake", default="lake")
     parser.add_argument("--config")
     parser.add_argument("--cron", default=NIGHTLY_CRON)
+    parser.add_argument("--recapture", action="store_true",
+                        help="capture every release again on every run (default: only new ones)")
     args = parser.parse_args(argv)
-    serve(deployment(args.servers, args.lake, args.config, args.cron))
+    serve(deployment(args.servers, args.lake, args.config, args.cron, args.recapture))
 
 
 if __name__ == "__main__":

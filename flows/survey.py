@@ -30,10 +30,12 @@ def _policy(config_file):
 
 
 @task(name="crawl-servers", retries=2, retry_delay_seconds=30)
-def crawl_task(servers_file, lake_root, offline):
+def crawl_task(servers_file, lake_root, offline, recapture=False):
+    """A sweep captures only the releases the lake holds no capture of (all
+    of them with ``recapture``), so a retry skips what an earlier try stored."""
     from pipeline.survey import crawl_stage
 
-    counts = crawl_stage(servers_file, Lake(lake_root), offline=offline)
+    counts = crawl_stage(servers_file, Lake(lake_root), offline=offline, recapture=recapture)
     return {k: v for k, v in counts.items() if k != "failed"} | {"failed": len(counts["failed"])}
 
 
@@ -89,9 +91,9 @@ def drift_task(lake_root, policy, report_dir):
 
 
 @flow(name="mcpdelta-crawl")
-def crawl_flow(servers_file: str, lake: str = "lake", offline: bool = False):
+def crawl_flow(servers_file: str, lake: str = "lake", offline: bool = False, recapture: bool = False):
     with Lake(lake).writing():  # one writer per lake; the flow holds it for its tasks
-        return crawl_task(servers_file, lake, offline)
+        return crawl_task(servers_file, lake, offline, recapture)
 
 
 def _diff(lake, policy, pairs, since, fan_out, group_size=50):
@@ -130,9 +132,12 @@ def judge_flow(lake: str = "lake", config_file: str | None = None):
 @flow(name="mcpdelta-survey")
 def survey_flow(servers_file: str | None = None, lake: str = "lake", config_file: str | None = None,
                 pairs: str = "consecutive", since: str | None = None, crawl: bool = True,
-                offline: bool = False, report_dir: str | None = None, fan_out: bool = False):
+                offline: bool = False, report_dir: str | None = None, fan_out: bool = False,
+                recapture: bool = False):
     """The survey as ``mcpdelta survey`` runs it: the same stages, the same
-    summary in the run's log, the same ``runs`` row in the lake."""
+    summary in the run's log, the same ``runs`` row in the lake. A sweep
+    captures only the releases the lake does not hold yet, unless
+    ``recapture``."""
     import datetime as dt
     import time
 
@@ -146,7 +151,7 @@ def survey_flow(servers_file: str | None = None, lake: str = "lake", config_file
     _, policy = _policy(config_file)
     with Lake(lake).writing():  # one writer per lake; the flow holds it for its tasks
         t = time.perf_counter()
-        crawled = crawl_task(str(servers_file or DEMO_SERVERS), lake, offline) if crawl else None
+        crawled = crawl_task(str(servers_file or DEMO_SERVERS), lake, offline, recapture) if crawl else None
         timings["crawl_s"] = time.perf_counter() - t
         t = time.perf_counter()
         diffed = _diff(lake, policy, pairs, since, fan_out)
@@ -162,7 +167,7 @@ def survey_flow(servers_file: str | None = None, lake: str = "lake", config_file
         errors = diffed["errors"] + (crawled["failed"] if crawled else 0)
         summary = survey_summary(Lake(lake).connect(), diffed, {"changes": reported["changes"],
                                                                  "html": reported["report"]},
-                                 errors, timings, judged)
+                                 errors, timings, judged, crawled["skipped"] if crawled else 0)
         record_run(Lake(lake), started, summary)
     logger = get_run_logger()
     for line in text(summary, {"breaking": [], "rules": []}).splitlines():
@@ -199,6 +204,8 @@ def main(argv=None):
     parser.add_argument("--since")
     parser.add_argument("--no-crawl", action="store_true")
     parser.add_argument("--offline", action="store_true")
+    parser.add_argument("--recapture", action="store_true",
+                        help="capture every release of a sweep again, even those the lake holds")
     parser.add_argument("--report")
     parser.add_argument("--task-runner", choices=("local", "dask", "ray"), default="local")
     parser.add_argument("--address", help="scheduler address of an existing Dask or Ray cluster")
@@ -208,7 +215,7 @@ def main(argv=None):
     fan_out = args.task_runner != "local"
     print(run(servers_file=args.servers, lake=args.lake, config_file=args.config, pairs=args.pairs,
                  since=args.since, crawl=not args.no_crawl, offline=args.offline,
-                 report_dir=args.report, fan_out=fan_out))
+                 report_dir=args.report, fan_out=fan_out, recapture=args.recapture))
 
 
 if __name__ == "__main__":  # Dask with worker processes needs this guard

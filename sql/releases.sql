@@ -1,6 +1,8 @@
 -- Every captured release of every server, in version order, once: its
 -- contract (the first capture's digest), when it was published (the date
--- its install was pinned to, where the crawl log says) and two warnings:
+-- its install was pinned to, where the crawl log says), when this lake first
+-- saw it (first_seen: its earliest attempt or capture row, a failed one
+-- included: `attempts` keeps every run's) and two warnings:
 --
 -- unstable: captured with more than one contract, because two capture
 --   passes disagreed or re-crawls differed.
@@ -22,8 +24,11 @@ WITH captured AS (
 ),
 passes AS (
     SELECT server_id, version, count(DISTINCT manifest_digest) FILTER (WHERE ok) AS contracts,
-           min(published_at) AS published_at
+           min(published_at) AS published_at, min(attempted_at) AS first_attempt
     FROM attempts GROUP BY server_id, version
+),
+seen AS (
+    SELECT server_id, version, min(captured_at) AS first_row FROM manifests GROUP BY server_id, version
 ),
 schemas AS (
     SELECT server_id, manifest_digest, count(*) AS tools,
@@ -31,7 +36,8 @@ schemas AS (
                                                             lambda k: k <> '$schema')), 0) = 0) AS empty_inputs
     FROM tools GROUP BY server_id, manifest_digest
 )
-SELECT c.server_id, c.version, c.version_key, c.captured_at, p.published_at, c.digest,
+SELECT c.server_id, c.version, c.version_key, c.captured_at, p.published_at,
+       least(p.first_attempt, m.first_row) AS first_seen, c.digest,
        c.contracts > 1 OR coalesce(p.contracts, 0) > 1 AS unstable,
        coalesce(s.tools >= 2 AND 2 * s.empty_inputs > s.tools, false) AS schemaless,
        coalesce(p.published_at > min(p.published_at) OVER later, false) AS dated_late,
@@ -42,6 +48,7 @@ SELECT c.server_id, c.version, c.version_key, c.captured_at, p.published_at, c.d
        row_number() OVER w = count(*) OVER (PARTITION BY c.server_id) AS latest
 FROM captured c
 LEFT JOIN passes p ON p.server_id = c.server_id AND p.version = c.version
+LEFT JOIN seen m ON m.server_id = c.server_id AND m.version = c.version
 LEFT JOIN schemas s ON s.server_id = c.server_id AND s.manifest_digest = c.digest
 WINDOW w AS (PARTITION BY c.server_id ORDER BY c.version_key, c.captured_at),
        later AS (PARTITION BY c.server_id ORDER BY c.version_key, c.captured_at

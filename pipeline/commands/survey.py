@@ -28,6 +28,9 @@ def add_arguments(parser):
                              "or never (default: BREAKING)")
     parser.add_argument("--offline", action="store_true",
                         help="no registry look-ups or installs for version sweeps")
+    parser.add_argument("--recapture", action="store_true",
+                        help="capture every release of a version sweep again, even those the lake holds "
+                             "(default: only releases the lake holds no capture of)")
     parser.add_argument("--wait", action="store_true",
                         help="if another mcpdelta is writing the lake, wait for it (default: fail at once)")
 
@@ -56,6 +59,8 @@ def run(args) -> int:
             raise InputError("--since", f"not an ISO date: {args.since!r}") from None
         if since.tzinfo is None:
             since = since.replace(tzinfo=dt.timezone.utc)
+    if args.recapture and args.no_crawl:
+        raise InputError("--recapture", "has nothing to capture with --no-crawl")
     if args.workers is not None and args.workers < 1:
         raise InputError("--workers", "must be at least 1")
     offline = args.offline or args.servers is None  # the embedded demo needs no registry
@@ -65,7 +70,8 @@ def run(args) -> int:
     with progress.display(), lake.writing(args.wait):  # progress on stderr, on a terminal only
         summary = run_survey(lake, policy, config, servers_file=args.servers,
                              crawl=not args.no_crawl, pairs=args.pairs, since=since,
-                             report_dir=args.report, workers=args.workers, offline=offline)
+                             report_dir=args.report, workers=args.workers, offline=offline,
+                             recapture=args.recapture)
     facts = summary.pop("facts")
     if args.format == "json":
         sys.stdout.write(json.dumps(summary, indent=2) + "\n")
@@ -78,6 +84,9 @@ def text(summary, facts) -> str:
     out = [f"surveyed {summary['servers']} servers, {summary['captures']} captures, "
            f"{summary['pairs']} version pairs ({summary['pairs_diffed']} diffed, "
            f"{summary['pairs_cached']} cached), {summary['errors']} errors"]
+    if summary.get("skipped"):
+        out.append(f"{summary['skipped']} releases already held in the lake, not captured again "
+                   "(--recapture to capture them)")
     counts = ", ".join(f"{n} {s}" for s, n in summary["changes"].items() if n)
     out.append(f"changes: {counts or 'none'}")
     if facts["breaking"]:

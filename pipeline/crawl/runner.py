@@ -52,8 +52,32 @@ def _is_transient(exc: BaseException) -> bool:
     return isinstance(exc, CrawlError) and exc.transient
 
 
-async def expand_sweeps(targets: list[Target], cache: PackageCache) -> tuple[list[tuple[Target, str | None]], list[CaptureRecord]]:
-    """Sweep entries -> one target per selected version; failed lookups -> records."""
+async def expand_sweeps(targets: list[Target], cache: PackageCache, concurrency: int = 8,
+                        held=frozenset()) -> tuple[list[tuple[Target, str | None]], list[CaptureRecord]]:
+    """Sweep entries -> one target per selected version; failed lookups -> records.
+
+    The registry look-ups run ``concurrency`` at a time, one per package (a
+    second nightly run over a population it holds is nothing but look-ups);
+    a sweep that lists its versions and whose every (id, version) is in
+    ``held`` needs none. The jobs come out in the order of ``targets``."""
+    def needs_lookup(t: Target) -> bool:
+        if t.package is None or t.problem:
+            return False
+        listed = t.package.versions
+        return not (isinstance(listed, list) and all((t.id, v) in held for v in listed))
+
+    sem = asyncio.Semaphore(max(1, concurrency))
+    names = sorted({(t.package.registry, t.package.name) for t in targets if needs_lookup(t)})
+
+    async def lookup(registry: str, name: str):
+        async with sem:
+            try:
+                return await cache.published(registry, name)
+            except CrawlError as exc:
+                return exc
+
+    # one look-up per package, however many entries sweep it
+    found = dict(zip(names, await asyncio.gather(*(lookup(*n) for n in names))))
     jobs: list[tuple[Target, str | None]] = []
     failed: list[CaptureRecord] = []
     for t in targets:
@@ -61,11 +85,10 @@ async def expand_sweeps(targets: list[Target], cache: PackageCache) -> tuple[lis
         if spec is None or t.problem:
             jobs.append((t, None))
             continue
-        try:
-            published = await cache.published(spec.registry, spec.name)
-        except CrawlError as exc:
+        published = found.get((spec.registry, spec.name), {})  # none needed: every version held
+        if isinstance(published, CrawlError):
             if not isinstance(spec.versions, list):
-                failed.append(_failure(t, str(spec.versions), exc, 0))
+                failed.append(_failure(t, str(spec.versions), published, 0))
                 continue
             published = {}
         versions, note = select_noted(list(published), spec.versions)
@@ -301,9 +324,9 @@ async def crawl(targets: list[Target], limits: Limits, out_dir: str | Path, *,
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     cache = cache or PackageCache(default_cache(), limits.install_timeout_s)
-    jobs, records = await expand_sweeps(targets, cache)
-    if not recapture:
-        have = good_captures(out_dir) | {(str(i), str(v)) for i, v in captured}
+    have = set() if recapture else good_captures(out_dir) | {(str(i), str(v)) for i, v in captured}
+    jobs, records = await expand_sweeps(targets, cache, limits.concurrency, have)
+    if have:
         keep = []
         for t, published in jobs:
             if t.package is not None and (t.id, t.version) in have:

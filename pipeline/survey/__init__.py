@@ -23,8 +23,13 @@ from pipeline.resources import DEMO_SERVERS
 PAIR_MODES = ("consecutive", "latest", "all")
 
 
-def crawl_stage(servers_file, lake, offline=True, cache=None) -> dict:
-    """Capture every server of ``servers_file`` and store what is new."""
+def crawl_stage(servers_file, lake, offline=True, cache=None, recapture=False) -> dict:
+    """Capture every server of ``servers_file`` and store what is new.
+
+    Published releases do not change, so a version sweep skips every
+    (server, version) the lake already holds a stored capture of, unless
+    ``recapture``; servers run from a command or a URL are captured every
+    time. ``skipped`` counts the releases skipped as already held."""
     import asyncio
     import tempfile
 
@@ -36,11 +41,22 @@ def crawl_stage(servers_file, lake, offline=True, cache=None) -> dict:
     targets, limits = load(servers_file)
     packages = PackageCache(pathlib.Path(cache) if cache else default_cache(),
                             limits.install_timeout_s, offline=offline)
+    held = () if recapture else held_releases(lake)
+    skipped: list = []
     with tempfile.TemporaryDirectory(prefix="mcpdelta-crawl-") as out:
-        records = asyncio.run(crawl(targets, limits, out, cache=packages, **progress.crawl_callbacks()))
+        records = asyncio.run(crawl(targets, limits, out, cache=packages, recapture=recapture,
+                                    captured=held, skipped=skipped, **progress.crawl_callbacks()))
     counts = store(lake, *rows_from_records(records))
     counts["failed"] = [(r.id, r.version, r.error_kind, r.error) for r in records if not r.ok]
+    counts["skipped"] = len(skipped)
     return counts
+
+
+def held_releases(lake) -> set:
+    """(server id, version) of every release the lake holds a good capture
+    of: an ``ok`` row of ``manifests`` (a stored contract), whoever stored it."""
+    rows = lake.connect().execute("SELECT DISTINCT server_id, version FROM manifests WHERE ok").fetchall()
+    return set(rows)
 
 
 def judge_stage(lake, config, engine_version=None, policy_hash=None, environ=None) -> dict:
@@ -66,7 +82,7 @@ def judge_stage(lake, config, engine_version=None, policy_hash=None, environ=Non
 
 
 def run_survey(lake, policy, config, *, servers_file=None, crawl=True, pairs="consecutive",
-               since=None, report_dir=None, workers=None, offline=True) -> dict:
+               since=None, report_dir=None, workers=None, offline=True, recapture=False) -> dict:
     """The whole pipeline; returns the summary object CONTRACT.md defines."""
     from pipeline.survey.diffstage import engine_version, policy_hash, run_diff_stage
     from pipeline.survey.report import write_report
@@ -78,16 +94,17 @@ def run_survey(lake, policy, config, *, servers_file=None, crawl=True, pairs="co
     started = dt.datetime.now(dt.timezone.utc)
     clock = time.perf_counter()
     timings = {"crawl_s": 0.0, "diff_s": 0.0, "judge_s": 0.0, "report_s": 0.0}
-    capture_errors = 0
+    capture_errors = skipped = 0
     if crawl:
         servers_file = servers_file or DEMO_SERVERS
         if not os.path.exists(servers_file):
             raise InputError(str(servers_file), "no such servers file")
         t = time.perf_counter()
         progress.stage("crawl", str(servers_file))
-        crawled = crawl_stage(servers_file, lake, offline=offline)
-        capture_errors = len(crawled["failed"])
-        progress.finish(f"{crawled['rows']} captures, {crawled['added']} new, {capture_errors} failed")
+        crawled = crawl_stage(servers_file, lake, offline=offline, recapture=recapture)
+        capture_errors, skipped = len(crawled["failed"]), crawled["skipped"]
+        progress.finish(f"{crawled['rows']} captures, {crawled['added']} new, {capture_errors} failed, "
+                        f"{skipped} releases already held (skipped)")
         timings["crawl_s"] = time.perf_counter() - t
     t = time.perf_counter()
     progress.stage("diff", "pending version pairs")
@@ -110,15 +127,16 @@ def run_survey(lake, policy, config, *, servers_file=None, crawl=True, pairs="co
     timings["report_s"] = time.perf_counter() - t
     progress.finish(str(facts["html"]))
     timings["total_s"] = time.perf_counter() - clock
-    summary = survey_summary(con, stats, facts, stats["errors"] + capture_errors, timings, judged)
+    summary = survey_summary(con, stats, facts, stats["errors"] + capture_errors, timings, judged, skipped)
     record_run(lake, started, summary)
     summary["facts"] = facts
     return summary
 
 
-def survey_summary(con, stats, facts, errors, timings, judged) -> dict:
+def survey_summary(con, stats, facts, errors, timings, judged, skipped=0) -> dict:
     """The survey's summary object (CONTRACT.md) from the diff stage's counts
-    and the report's facts."""
+    and the report's facts; ``skipped``: releases the crawl did not capture
+    again because the lake held them."""
     servers, captures = con.execute(
         "SELECT count(DISTINCT server_id), count(*) FROM manifests").fetchall()[0]
     return {
@@ -129,6 +147,7 @@ def survey_summary(con, stats, facts, errors, timings, judged) -> dict:
         "pairs_cached": stats["pairs_cached"],
         "changes": facts["changes"],
         "errors": errors,
+        "skipped": skipped,
         "report": str(facts["html"]),
         "timings": {k: round(v, 3) for k, v in timings.items()},
         "judges": {k: judged.get(k, 0) for k in ("judged", "cached", "errors")},

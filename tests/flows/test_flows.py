@@ -39,8 +39,24 @@ def test_survey_flow_crawls_the_demo_servers(prefect_harness, tmp_path):
     from flows.survey import survey_flow
 
     result = survey_flow(lake=str(tmp_path / "lake"), offline=True, report_dir=str(tmp_path / "r"))
-    assert result["crawl"] == {"rows": 8, "added": 8, "errors": 0, "failed": 0, "attempts": 8}
+    assert result["crawl"] == {"rows": 8, "added": 8, "errors": 0, "failed": 0, "attempts": 8,
+                               "skipped": 0}
     assert result["diff"]["pairs_diffed"] == 6
+
+
+def test_the_crawl_flow_skips_releases_the_lake_holds_unless_told_to_recapture(
+        prefect_harness, lake_root, tmp_path, monkeypatch):
+    from flows.survey import crawl_flow
+
+    # alpha 1.1.0 and 2.0.0 are in the lake; offline, an install of either would fail
+    monkeypatch.setenv("MCPDELTA_CACHE", str(tmp_path / "empty-cache"))
+    servers = tmp_path / "servers.yaml"
+    servers.write_text("servers:\n  - {id: alpha, package: {registry: npm, name: mcpdelta-fx-alpha, "
+                       "versions: [1.1.0, 2.0.0]}}\n")
+    held = crawl_flow(str(servers), lake_root, offline=True)
+    assert held == {"rows": 0, "added": 0, "errors": 0, "failed": 0, "attempts": 0, "skipped": 2}
+    again = crawl_flow(str(servers), lake_root, offline=True, recapture=True)
+    assert again["skipped"] == 0 and again["failed"] == 2 and again["attempts"] == 2
 
 
 def test_diff_flow_fans_out_over_a_dask_cluster(prefect_harness, lake_root):
@@ -64,3 +80,5 @@ def test_the_nightly_deployment_builds_with_its_cron_schedule():
     assert built.name == "nightly"
     assert [s.schedule.cron for s in built.schedules] == [NIGHTLY_CRON]
     assert built.parameters["lake"] == "/data/lake"
+    assert built.parameters["recapture"] is False  # each night captures only the new releases
+    assert deployment(recapture=True).parameters["recapture"] is True
