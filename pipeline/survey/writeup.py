@@ -12,6 +12,7 @@ import os
 import pathlib
 import re
 
+from pipeline.survey.behaviour_section import behaviour
 from pipeline.survey.report import ALL_PLOTS, PLOTS, gather, query, render, save_png
 
 # queries that later queries read as views, created in this order
@@ -51,7 +52,7 @@ def gather_study(steps, latest) -> dict:
     rows = {name: query(steps, f"study/{name}") for name in (
         "coverage", "failures", "failure_reasons", "steps_by_server", "release_table", "step_breaks",
         "rules", "honesty", "break_examples", "backtest", "notes", "run", "largest_steps",
-        "witness_gaps", "schema_habits")}
+        "witness_gaps", "schema_habits", "behaviour")}
     for name in ("to_latest", "to_latest_summary"):
         rows[name] = query(latest, f"study/{name}")
     return rows
@@ -81,7 +82,7 @@ def readme(rows, figures, servers_file) -> str:
     run = rows["run"][0] if rows["run"] else {}
     parts = [_header(run, servers_file), _summary(rows, total, steps), _method(rows, total, servers_file),
              _coverage(rows, total), _per_server(rows, steps), _honesty(rows), _upgrades(rows),
-             _instructive(rows), _rules(rows), _habits(rows), _backtest(rows), _figures(figures),
+             _instructive(rows), _rules(rows), _habits(rows), behaviour(rows["behaviour"]), _backtest(rows), _figures(figures),
              _confidence(rows, total, steps), _releases(rows)]
     return "\n\n".join(p.strip("\n") for p in parts) + "\n"
 
