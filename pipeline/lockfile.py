@@ -3,10 +3,13 @@
     version: 1
     generated_for: <server>
     tools:
-      NAME: {semver: "1.0.0", contract_digest: "mcp-contract-v2-sha256:...", contract: {...}}
+      NAME: {semver: "1.0.0", contract_digest: "mcp-contract-v2-sha256:...", contract: {...},
+             probes: [{name, arguments, outcome, shape_hash, shape}]}
 
 ``contract`` is optional. With it, a changed tool is diffed by the engine and
 graded; without it, drift is still detected and grades as at least a patch.
+``probes`` is optional too (``pipeline/lockprobes.py``): what the tool's
+probe calls returned, checked again when the compared manifest holds probes.
 """
 
 import os
@@ -16,6 +19,7 @@ import tempfile
 import yaml
 
 from pipeline import contract as C
+from pipeline import lockprobes as P
 from pipeline.errors import InputError
 from pipeline.inputs import load_yaml, read_text
 
@@ -55,10 +59,11 @@ def bump_of(prior: str, declared: str) -> str:
 # --- reading and writing -------------------------------------------------------
 
 class Entry:
-    __slots__ = ("name", "semver", "digest", "contract")
+    __slots__ = ("name", "semver", "digest", "contract", "probes")
 
-    def __init__(self, name, semver, digest, contract=None):
+    def __init__(self, name, semver, digest, contract=None, probes=()):
         self.name, self.semver, self.digest, self.contract = name, semver, digest, contract
+        self.probes = list(probes)  # PinnedProbe
 
     @property
     def scheme(self):
@@ -88,7 +93,7 @@ def parse_lockfile(doc, source: str) -> Lockfile:
         tools = {}
     if not isinstance(tools, dict):
         raise InputError(source, "'tools' must be a mapping of tool name to entry")
-    entries = {}
+    entries, probe_names = {}, set()
     for name, raw in tools.items():
         where = f"tools.{name}"
         if not isinstance(raw, dict):
@@ -102,7 +107,8 @@ def parse_lockfile(doc, source: str) -> Lockfile:
             raise InputError(source, f"{where}.semver {semver!r} is not a semantic version like 1.0.0 (quote it)")
         if not isinstance(digest, str) or not digest:
             raise InputError(source, f"{where}.contract_digest is missing")
-        entry = Entry(str(name), semver, digest, embedded)
+        entry = Entry(str(name), semver, digest, embedded,
+                      P.parse(raw.get("probes"), str(name), source, where, probe_names))
         if entry.scheme is not None:  # unknown schemes are reported later, never refused
             if not C.well_formed(digest):
                 raise InputError(source, f"{where}.contract_digest {digest!r} is not {entry.scheme}:<64 hex>")
@@ -125,8 +131,14 @@ def _check_embedded(entry: Entry, source: str, where: str) -> None:
         raise InputError(source, f"{where}.contract does not hash to its contract_digest (edited by hand?)")
 
 
-def build_lockfile(manifest: dict, generated_for, semvers: dict, embed: bool = True) -> dict:
-    """The lockfile document for every tool of ``manifest``, names sorted."""
+def build_lockfile(manifest: dict, generated_for, semvers: dict, embed: bool = True,
+                   notes: list | None = None) -> dict:
+    """The lockfile document for every tool of ``manifest``, names sorted,
+    with the probes the manifest holds; a note per probe not pinned goes to
+    ``notes``."""
+    probes, skipped = P.pin(manifest, embed)
+    if notes is not None:
+        notes.extend(skipped)
     tools = {}
     for tool in sorted(manifest.get("tools") or [], key=lambda t: t["name"]):
         name = tool["name"]
@@ -135,6 +147,8 @@ def build_lockfile(manifest: dict, generated_for, semvers: dict, embed: bool = T
                  "contract_digest": C.digest_contract(contract)}
         if embed:
             entry["contract"] = _key_sorted(contract)
+        if name in probes:
+            entry["probes"] = probes[name]
         tools[name] = entry
     return {"version": LOCK_VERSION, "generated_for": generated_for, "tools": tools}
 
@@ -189,28 +203,49 @@ class ToolDrift:
     removed, changed, unchanged, unknown_scheme; ``grade`` is None when the
     tool is ungated."""
 
-    __slots__ = ("name", "status", "grade", "changes", "pinned", "live", "semver", "note")
+    __slots__ = ("name", "status", "grade", "changes", "pinned", "live", "semver", "note", "probes")
 
     def __init__(self, name, status, grade=None, changes=(), pinned=None, live=None,
-                 semver=None, note=None):
+                 semver=None, note=None, probes=()):
         self.name, self.status, self.grade, self.changes = name, status, grade, list(changes)
         self.pinned, self.live, self.semver, self.note = pinned, live, semver, note
+        self.probes = list(probes)  # lockprobes.ProbeDrift, one per pinned probe checked
 
     @property
     def drifted(self) -> bool:
         return self.status in ("added", "removed", "changed")
 
     def as_json(self) -> dict:
-        return {"tool": self.name, "status": self.status, "grade": self.grade,
-                "semver": self.semver, "pinned_digest": self.pinned, "live_digest": self.live,
-                "note": self.note, "changes": [c.as_json() for c in self.changes]}
+        doc = {"tool": self.name, "status": self.status, "grade": self.grade,
+               "semver": self.semver, "pinned_digest": self.pinned, "live_digest": self.live,
+               "note": self.note, "changes": [c.as_json() for c in self.changes]}
+        if self.probes:
+            doc["probes"] = [p.as_json() for p in self.probes]
+        return doc
 
 
 def compare(lock: Lockfile, manifest: dict) -> list:
-    """Every tool in the lockfile or the manifest, by name, with its drift."""
+    """Every tool in the lockfile or the manifest, by name, with its drift;
+    pinned probes are checked when the manifest holds probes at all."""
     live = {t["name"]: t for t in manifest.get("tools") or []}
-    return [_drift(name, lock.tools.get(name), live.get(name))
-            for name in sorted(lock.tools.keys() | live.keys())]
+    drifts = [_drift(name, lock.tools.get(name), live.get(name))
+              for name in sorted(lock.tools.keys() | live.keys())]
+    if isinstance(manifest.get("probes"), list):
+        for drift in drifts:
+            entry = lock.tools.get(drift.name)
+            if entry is not None and entry.probes and drift.status in ("changed", "unchanged"):
+                _with_probes(drift, P.compare(entry.probes, manifest, live[drift.name]))
+    return drifts
+
+
+def _with_probes(drift: ToolDrift, probes: list) -> None:
+    """A probe that drifted makes its tool changed, graded by the worse of
+    its contract and its calls."""
+    drift.probes = probes
+    moved = [p for p in probes if p.drifted]
+    if moved:
+        drift.status = "changed"
+        drift.grade = max([drift.grade, *(p.grade for p in moved)], key=RANK.__getitem__)
 
 
 def _drift(name, entry, tool) -> ToolDrift:

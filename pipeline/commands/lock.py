@@ -14,7 +14,8 @@ def add_arguments(parser):
     parser.add_argument("--versions", metavar="FILE", help="YAML mapping of tool name to version")
     parser.add_argument("--lock", metavar="FILE",
                         help="earlier lockfile whose semvers carry over (default: --out, if it exists)")
-    parser.add_argument("--no-contract", action="store_true", help="pin digests only")
+    parser.add_argument("--no-contract", action="store_true",
+                        help="pin digests only (contracts and probe response shapes left out)")
     parser.add_argument("--generated-for", metavar="NAME",
                         help="server name to record (default: serverInfo.name, else the file name)")
     parser.add_argument("--format", choices=("text", "json"), default="text")
@@ -34,11 +35,14 @@ def run(args) -> int:
     if unknown:
         raise InputError("--declared", f"no tool named {unknown[0]!r} in {args.manifest}")
     semvers.update(declared)
+    notes = []
     try:
         doc = L.build_lockfile(manifest, args.generated_for or _server_name(manifest, args.manifest),
-                               semvers, embed=not args.no_contract)
+                               semvers, embed=not args.no_contract, notes=notes)
     except CanonicalError as exc:
         raise InputError(args.manifest, f"cannot canonicalise a tool: {exc}") from None
+    for note in notes:
+        print(f"mcpdelta: note: {note}", file=sys.stderr)
     text = L.dump_lockfile(doc)
     if args.out != "-":
         L.write_text(args.out, text)
@@ -49,7 +53,9 @@ def run(args) -> int:
     elif args.out == "-":
         sys.stdout.write(text)
     else:
-        sys.stdout.write(f"wrote {args.out}: {len(doc['tools'])} tools pinned for {doc['generated_for']}\n")
+        probes = sum(len(e.get("probes", ())) for e in doc["tools"].values())
+        sys.stdout.write(f"wrote {args.out}: {len(doc['tools'])} tools pinned for {doc['generated_for']}"
+                         + (f", with {probes} probe(s)" if probes else "") + "\n")
     return 0
 
 

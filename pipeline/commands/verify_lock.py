@@ -1,7 +1,9 @@
 """``mcpdelta verify-lock MANIFEST --lock FILE``: 0 equal, 2 drift, 3 unreadable.
 
 Instead of a manifest file, ``--servers FILE --server ID`` captures that
-server live (stdio, HTTP, or the newest version of a sweep) and checks it.
+server live (stdio, HTTP, or the newest version of a sweep) and checks it;
+the probe calls the lockfile pins are made again in that capture, and a
+response whose shape moved is drift like a contract that moved.
 
 Exit 2 on drift is the gateway's own verify-lock status, so existing CI
 pipelines keep working; unreadable input therefore gets 3, not the CLI's
@@ -48,7 +50,9 @@ def _run_one(args) -> int:
         if args.server:
             from pipeline.crawl.live import capture_live
 
-            manifest = capture_live(args.servers, args.server)
+            from pipeline.lockprobes import probes_to_run
+
+            manifest = capture_live(args.servers, args.server, probes=probes_to_run(lock) or None)
             args.manifest = f"server {args.server}"
         else:
             manifest = read_manifest(args.manifest)
@@ -69,16 +73,26 @@ def _run_one(args) -> int:
                "tools": [d.as_json() for d in drifts if d.status != "unchanged"], "exit_code": code}
         sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
     else:
-        sys.stdout.write(render_text(drifts, args, grade))
+        sys.stdout.write(render_text(drifts, args, grade, _unchecked(lock, manifest)))
     return code
 
 
-def render_text(drifts, args, grade) -> str:
+def _unchecked(lock, manifest):
+    """A note when the lockfile pins probes the manifest cannot answer."""
+    pinned = sum(len(e.probes) for e in lock.tools.values())
+    if pinned and not isinstance(manifest.get("probes"), list):
+        return f"{pinned} pinned probe(s) not checked: the manifest was captured without probes"
+    return None
+
+
+def render_text(drifts, args, grade, note=None) -> str:
     shown = [d for d in drifts if d.status != "unchanged"]
     drifted = [d for d in shown if d.drifted]
     head = f"drift, grade {grade}" if drifted else "no drift"
     lines = [f"{args.manifest} against {args.lock}: {head} "
              f"({len(drifts) - len(shown)} unchanged, {len(drifted)} drifted)"]
+    if note:
+        lines.append(f"  note: {note}")
     for d in shown:
         if d.status == "unknown_scheme":
             lines.append(f"  unknown scheme  {d.name}: {d.note}")
@@ -90,4 +104,14 @@ def render_text(drifts, args, grade) -> str:
         if d.status == "changed":
             for c in d.changes:
                 lines.append(f"      {c.severity:<20} {c.rule}  {c.message}")
+        for p in d.probes:
+            if p.drifted:  # one line per probe, then the engine's changes of its response
+                lines.append(f"      probe {p.name}: response {p.status}, grade {p.grade}"
+                             f" ({_short(p.pinned)} -> {_short(p.live)})" + (f"; {p.note}" if p.note else ""))
+                for c in p.changes:
+                    lines.append(f"          {c.severity:<20} {c.rule}  {c.message}")
     return "\n".join(lines) + "\n"
+
+
+def _short(digest) -> str:
+    return digest[:len("sha256:") + 12] if digest else "no response"

@@ -171,9 +171,10 @@ async def capture_target(t: Target, limits: Limits, cache: PackageCache | None,
             env = {**isolated_env(home), **{k: expand(v, secrets) for k, v in t.env.items()}}
             headers = {k: expand(v, secrets) for k, v in t.headers.items()}
             secret_headers = frozenset(k.lower() for k, v in t.headers.items() if VAR.search(v))
-            if t.url:
+            if t.url or (t.cwd and VAR.search(t.cwd)):
                 t = copy.copy(t)
-                t.url = expand(t.url, secrets)
+                t.url = t.url and expand(t.url, secrets)
+                t.cwd = t.cwd and os.path.abspath(expand(t.cwd, secrets))
         except MissingVariable as exc:
             raise CrawlError("missing_env", str(exc)) from None
 

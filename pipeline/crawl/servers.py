@@ -8,7 +8,7 @@
         command: python                  # "{python}" = the interpreter running mcpdelta
         args: ["-m", "notes_server"]
         env: {NOTES_TOKEN: "${NOTES_TOKEN}"}   # ${VAR} read from the environment at crawl time
-        cwd: .                           # default: the servers file's folder
+        cwd: .                           # default: the servers file's folder; "${VAR}/x" allowed
       - id: demo-notes                   # a local multi-version server:
         command: "{python}"              # one capture per listed version, with
         args: ["../demo/notes_server.py", "--version", "{version}"]   # {version} substituted
@@ -172,7 +172,10 @@ def _entry(entry, where: str, base: Path) -> list[Target]:
     env = _mapping(entry.get("env"), "env", where)
     headers = _mapping(entry.get("headers"), "headers", where)
     cwd = entry.get("cwd")
-    cwd = str((base / str(cwd)).resolve()) if cwd is not None else str(base)
+    if cwd is None:
+        cwd = str(base)
+    elif not VAR.search(str(cwd)):  # a ${VAR} cwd is resolved at connection time, like env
+        cwd = str((base / str(cwd)).resolve())
     command = entry.get("command")
     package = entry.get("package")
     if package is not None:

@@ -105,7 +105,10 @@ def run_study(servers_file, out, *, work, policy, config, cache=None, offline=Fa
     else:
         if not pathlib.Path(servers_file).is_file():
             raise InputError(str(servers_file), "no such servers file")
-        folders = capture_passes(servers_file, work, cache, offline)
+        from pipeline.survey.fixtures import exported
+
+        with exported(work / "fixtures"):  # what the probes of data/servers/reference.yaml read
+            folders = capture_passes(servers_file, work, cache, offline)
     timings["capture_s"] = time.perf_counter() - t
 
     t = time.perf_counter()

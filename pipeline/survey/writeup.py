@@ -13,6 +13,7 @@ import os
 import pathlib
 import re
 
+from pipeline.survey.behaviour_section import behaviour
 from pipeline.survey.report import ALL_PLOTS, PLOTS, gather, query, render, save_png
 
 # queries that later queries read as views, created in this order
@@ -70,8 +71,8 @@ def gather_study(steps, latest, population=None, sdk_check=None) -> dict:
     rows = {name: query(steps, f"study/{name}") for name in (
         "coverage", "failures", "failure_reasons", "steps_by_server", "release_table", "step_breaks",
         "rules", "honesty", "break_examples", "backtest", "notes", "run", "largest_steps",
-        "witness_gaps", "schema_habits", "break_share", "scale", "population", "exclusions", "funnel",
-        "sdk_check", "sdk_check_summary", "crawl_time", "install_retries")}
+        "witness_gaps", "schema_habits", "behaviour", "break_share", "scale", "population", "exclusions",
+        "funnel", "sdk_check", "sdk_check_summary", "crawl_time", "install_retries")}
     for name in ("to_latest", "to_latest_summary"):
         rows[name] = query(latest, f"study/{name}")
     return rows
@@ -110,7 +111,8 @@ def readme(rows, figures, page) -> str:
     if page.population:
         parts.append(pop.population_section(rows))
     parts += [_coverage(rows, total), _per_server(rows, steps), _honesty(rows), _upgrades(rows),
-              _instructive(rows, limit=10 if page.population else 5), _rules(rows), _habits(rows)]
+              _instructive(rows, limit=10 if page.population else 5), _rules(rows), _habits(rows),
+              behaviour(rows["behaviour"], page.servers_file)]
     if rows["backtest"] and rows["backtest"][0]["packages"]:
         parts.append(_backtest(rows))
     if page.population:
