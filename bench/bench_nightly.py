@@ -11,8 +11,10 @@ every (server, version) the run below would sweep, ingested with
 registries, twice, each with an empty package cache (an install would show
 there):
 
-1. the servers file as it is: a sweep that lists its versions, every one
-   held, cannot gain a release, so no look-up and no install;
+1. the servers file as it is: ``ecosystem.yaml`` ends each list of planned
+   releases in a selector (``">0.0.83"``), so every package is looked up
+   and only a release published since would be installed (a list of named
+   versions alone, every one held, needs no look-up);
 2. the same servers with ``versions: latest``: one registry look-up per
    package (``npm view``, the PyPI JSON API), concurrent within the file's
    ``limits.concurrency``; the latest releases are in the lake too (found
@@ -42,7 +44,7 @@ sys.path.insert(0, str(ROOT))
 
 import yaml  # noqa: E402
 
-from pipeline.crawl.packages import PackageCache  # noqa: E402
+from pipeline.crawl.packages import PackageCache, is_selector  # noqa: E402
 from pipeline.crawl.runner import expand_sweeps  # noqa: E402
 from pipeline.crawl.servers import load, safe_name  # noqa: E402
 from pipeline.lake import Lake  # noqa: E402
@@ -65,9 +67,12 @@ def latest_variant(servers_file: pathlib.Path, out: pathlib.Path) -> pathlib.Pat
 def swept(targets, limits, cache_dir) -> tuple[set, float, int]:
     """(server id, version) of every release the targets sweep, the look-ups'
     wall time, and failed look-ups. A listed version needs none."""
-    releases = {(t.id, str(v)) for t in targets if t.package and isinstance(t.package.versions, list)
+    def named(versions):
+        return isinstance(versions, list) and not any(map(is_selector, versions))
+
+    releases = {(t.id, str(v)) for t in targets if t.package and named(t.package.versions)
                 for v in t.package.versions}
-    ask = [t for t in targets if t.package and not isinstance(t.package.versions, list)]
+    ask = [t for t in targets if t.package and not named(t.package.versions)]
     started = time.perf_counter()
     jobs, failed = asyncio.run(expand_sweeps(ask, PackageCache(cache_dir, limits.install_timeout_s),
                                              limits.concurrency)) if ask else ([], [])

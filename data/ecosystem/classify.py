@@ -39,7 +39,7 @@ from pipeline.crawl.packages import is_prerelease, version_key  # noqa: E402  (t
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
-CANDIDATES = ROOT.parent.parent / "shared" / "ecosystem" / "candidates.tsv"
+CANDIDATES = ROOT.parent / "shared" / "ecosystem" / "candidates.tsv"  # beside the checkout
 DEFAULT_META = Path(tempfile.gettempdir()) / "mcpdelta-ecosystem-meta"
 TODAY = dt.datetime(2026, 12, 1, tzinfo=dt.timezone.utc)
 WINDOW_DAYS = 548                       # 18 months
@@ -295,7 +295,7 @@ def cmd_build(args) -> int:
     for key, n in sorted(counts.items(), key=lambda kv: -kv[1]):
         print(f"{n:4d}  {key}")
     print(f"{len(rows)} candidates, {len(servers)} servers, "
-          f"{sum(len(s['package']['versions']) for s in servers)} releases planned")
+          f"{sum(len(s['package']['versions']) - 1 for s in servers)} releases planned")
     return 1 if problems else 0
 
 
@@ -328,7 +328,9 @@ def python_note(ev: dict | None) -> str:
 
 
 def server_entry(registry: str, name: str, recipe: dict, versions: list[str]) -> dict:
-    package = {"registry": registry, "name": name, "versions": versions}
+    # the planned releases, then every later one the registry serves: a
+    # nightly sweep installs only what was published since
+    package = {"registry": registry, "name": name, "versions": versions + [f">{versions[-1]}"]}
     if recipe.get("bin"):
         package["bin"] = recipe["bin"]
     entry = {"id": recipe.get("id") or server_id(registry, name), "package": package}
@@ -342,7 +344,8 @@ HEADER = """\
 # The ecosystem survey's population: every candidate of
 # ../../../shared/ecosystem/candidates.tsv classified as a server
 # (data/ecosystem/classification.tsv holds every row and each exclusion's
-# reason), with the releases of its last 18 months chosen by rule. Generated
+# reason), with the releases of its last 18 months chosen by rule, and (the
+# selector ending each list) every release published after them. Generated
 # by `python data/ecosystem/classify.py build` from the registry metadata,
 # data/ecosystem/judgements.tsv and data/ecosystem/recipes.yaml: edit those,
 # not this file.

@@ -78,6 +78,12 @@ def check_selector(selector: str) -> str | None:
     return None
 
 
+def is_selector(entry: str) -> bool:
+    """A list entry that picks versions ("latest", "last N", "> 1.2") rather than naming one."""
+    s = entry.strip()
+    return s in ("latest", "all") or bool(re.fullmatch(r"last\s+[0-9]+", s)) or (s[:1] != "" and s[:1] in "<>=!")
+
+
 def select(available: list[str], selector) -> list[str]:
     """Pick versions from the published ones, oldest first."""
     return select_noted(available, selector)[0]
@@ -87,7 +93,11 @@ def select_noted(available: list[str], selector) -> tuple[list[str], str | None]
     """(versions, a note): a package with pre-releases only gives them to
     ``latest``, ``all`` and ``last N``, and the note says so."""
     if isinstance(selector, list):
-        return list(selector), None
+        # named versions as listed, then what selector entries pick (e.g. "> 1.4":
+        # every release newer than the planned ones, for a nightly sweep)
+        named = [v for v in selector if not is_selector(v)]
+        picked = [v for entry in selector if is_selector(entry) for v in _select(available, entry.strip())]
+        return named + sorted(set(picked) - set(named), key=version_key), None
     s = selector.strip()
     pre = sorted((v for v in available if is_prerelease(v)), key=version_key)
     picked = _select(available, s)

@@ -34,7 +34,7 @@ from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
 from .errors import CrawlError, cause_lines
 from .http import StreamableHttpTransport
 from .model import ClientIdentity, CaptureRecord, Limits, PackageSpec, Target
-from .packages import PackageCache, default_cache, select_noted
+from .packages import PackageCache, default_cache, is_selector, select_noted
 from .redact import redact, use_secrets
 from .servers import VAR, MissingVariable, expand, safe_name
 from .session import DiscoverBroke, capture
@@ -58,13 +58,15 @@ async def expand_sweeps(targets: list[Target], cache: PackageCache, concurrency:
 
     The registry look-ups run ``concurrency`` at a time, one per package (a
     second nightly run over a population it holds is nothing but look-ups);
-    a sweep that lists its versions and whose every (id, version) is in
-    ``held`` needs none. The jobs come out in the order of ``targets``."""
+    a sweep that names its versions (no selector among them, such as
+    "> 1.4") and whose every (id, version) is in ``held`` needs none. The
+    jobs come out in the order of ``targets``."""
     def needs_lookup(t: Target) -> bool:
         if t.package is None or t.problem:
             return False
         listed = t.package.versions
-        return not (isinstance(listed, list) and all((t.id, v) in held for v in listed))
+        return not (isinstance(listed, list) and not any(map(is_selector, listed))
+                    and all((t.id, v) in held for v in listed))
 
     sem = asyncio.Semaphore(max(1, concurrency))
     names = sorted({(t.package.registry, t.package.name) for t in targets if needs_lookup(t)})

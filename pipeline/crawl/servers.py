@@ -20,6 +20,7 @@
       - id: memory
         package: {registry: npm, name: "@modelcontextprotocol/server-memory",
                   versions: ["0.6.0", "2025.4.25"], bin: null}   # or "last 5", ">=0.6", "latest"
+                                               # (a list may end in one: ["0.6.0", "> 0.6.0"])
         args: []                         # arguments after the package's executable
     limits: {timeout_s: 30, concurrency: 8, total_timeout_s: 120, max_pages: 100, ...}
 
@@ -220,9 +221,15 @@ def _package(package, where: str) -> PackageSpec:
         raise InputError(where, "package.name missing")
     versions = package.get("versions", "latest")
     if isinstance(versions, list):
+        from .packages import check_selector, is_selector
+
         versions = _strings(versions, "package.versions", where)
         if not versions:
             raise InputError(where, "package.versions: empty list")
+        for entry in filter(is_selector, versions):
+            problem = check_selector(entry)
+            if problem:
+                raise InputError(where, f"package.versions: {problem}")
     elif not isinstance(versions, str):
         raise InputError(where, "package.versions: a list, 'last N', 'latest' or a range like '>=0.6'")
     else:

@@ -147,6 +147,22 @@ def test_version_selectors():
     assert check_selector("whatever") and not check_selector("last 5") and not check_selector(">=0.3.0")
 
 
+def test_a_version_list_may_end_in_a_selector_for_the_releases_after_it():
+    """The ecosystem's servers file names its planned releases, then ">LAST":
+    a nightly sweep gains every later release and nothing else."""
+    published = ["0.5.0", "0.6.0", "0.6.2", "1.0.0-rc.1", "1.0.0", "2025.4.25", "0.10.0"]
+    assert select(published, ["0.5.0", "0.6.2", ">0.6.2"]) == ["0.5.0", "0.6.2", "0.10.0", "1.0.0", "2025.4.25"]
+    assert select(["0.5.0", "0.6.2"], ["0.5.0", "0.6.2", ">0.6.2"]) == ["0.5.0", "0.6.2"]  # none newer yet
+    assert select(published, ["0.6.0", "latest"]) == ["0.6.0", "2025.4.25"]
+
+
+def test_a_bad_selector_in_a_version_list_is_one_line(tmp_path):
+    f = write(tmp_path / "servers.yaml", "servers:\n  - id: m\n    package: {registry: npm, name: m, "
+                                         "versions: ['1.0.0', '>>1']}\n")
+    rc = main(["crawl", "--servers", str(f), "--out", str(tmp_path / "out")])
+    assert rc == 2
+
+
 def _fake_cached_package(cache: Path, versions: list[str]) -> None:
     """A cache as a previous online sweep leaves it: versions.json + one install per version."""
     root = cache / "npm" / "fake-mcp"
