@@ -157,6 +157,7 @@ def diff_batch(lake_root, pairs, policy, engine, policy_id, batch_id) -> dict:
 
     Runs in a worker process, so it reads and writes the lake itself: only
     pair keys cross the process boundary, never manifests."""
+    import rapidfuzz.fuzz  # noqa: F401 - loaded once per worker, the prose scores use it
     from pipeline.engine.result import DiffResult
     from pipeline.errors import InputError
     from pipeline.lake import Lake
@@ -241,17 +242,20 @@ def servers_with_pending_pairs(lake, policy, mode="consecutive", since=None) -> 
     return [r[0] for r in rows]
 
 
-def _pending(con, mode, since, engine, policy_id, servers=None) -> list:
-    """Keys of the pending pairs (no manifests: those stay on disk)."""
+def _candidates(con, mode, since, engine, policy_id, servers=None) -> tuple:
+    """(all candidate pairs, of which in the ledger, the keys of the pending
+    ones): one query (no manifests: those stay on disk)."""
     query = f"""
-        SELECT server_id, old_version, new_version, old_digest, new_digest
-        FROM ({selected_pairs(mode, servers)}) WHERE NOT cached
+        SELECT server_id, old_version, new_version, old_digest, new_digest, cached
+        FROM ({selected_pairs(mode, servers)})
         ORDER BY server_id, old_version, new_version
     """
     params = {"engine_version": engine, "policy_hash": policy_id, "since": since}
     cursor = con.execute(query, params)
-    names = [d[0] for d in cursor.description]
-    return [dict(zip(names, row)) for row in cursor.fetchall()]
+    names = [d[0] for d in cursor.description][:-1]
+    rows = cursor.fetchall()
+    pending = [dict(zip(names, row)) for row in rows if not row[-1]]
+    return len(rows), len(rows) - len(pending), pending
 
 
 def _batches(pairs, batch_size):
@@ -271,22 +275,89 @@ def _batches(pairs, batch_size):
         yield batch
 
 
+DONE_FILE = ".diff-stage-done.json"  # in the lake's folder; readers read only tables' Parquet
+DONE_KEEP = 32
+
+
+def _listing(lake, table) -> list:
+    """(path, size, mtime) of every file of a table: lake files are written
+    once and renamed into place, so an equal listing is equal content."""
+    out = []
+    folder = lake.folder(table)
+    for root, _, files in os.walk(folder):
+        for name in files:
+            if name.endswith(".parquet") and not name.startswith("."):
+                path = os.path.join(root, name)
+                try:
+                    info = os.stat(path)
+                except OSError:
+                    continue
+                out.append((os.path.relpath(path, folder), info.st_size, info.st_mtime_ns))
+    return sorted(out)
+
+
+def _state_key(lake, manifests, mode, since, engine, policy_id, servers) -> str:
+    """What decides the pending pairs: the manifests (the candidates), the
+    ledger (what is done), the engine, the policy and the query; and the
+    other tables the stage reads or writes, so a file broken or added there
+    is checked as before."""
+    state = [mode, str(since), engine, policy_id, sorted(servers) if servers is not None else None,
+             manifests] + [_listing(lake, table) for table in ("tools", "changes", "pairs")]
+    return hashlib.sha256(json.dumps(state).encode()).hexdigest()
+
+
+def _done(lake) -> dict:
+    try:
+        with open(os.path.join(lake.base, DONE_FILE), encoding="utf-8") as handle:
+            found = json.load(handle)
+    except (OSError, ValueError):
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+def _record_done(lake, key, total) -> None:
+    """Remember that a lake in this state has no pending pair (written whole
+    or not at all; losing it costs one full check, never a wrong answer)."""
+    import tempfile
+
+    done = {k: v for k, v in _done(lake).items() if isinstance(v, int)}
+    done.pop(key, None)
+    done = dict(list(done.items())[-(DONE_KEEP - 1):])
+    done[key] = total
+    try:
+        fd, tmp = tempfile.mkstemp(dir=lake.base, prefix=".diff-stage-", suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(done, handle)
+        os.replace(tmp, os.path.join(lake.base, DONE_FILE))
+    except OSError:  # a read-only lake: the next run checks in full
+        pass
+
+
 def run_diff_stage(lake, policy, mode="consecutive", since=None, workers=None,
                    batch_size=1000, on_batch=None, servers=None) -> dict:
     """Diff every pending pair (of ``servers``, when given); return counts
-    for the survey summary."""
+    for the survey summary.
+
+    A lake whose manifests and ledger files are exactly those of a state
+    already seen to have no pending pair (same engine, policy and query) is
+    answered from that record, without opening DuckDB."""
     from pipeline.lake import new_batch_id
 
     engine, policy_id = engine_version(), policy_hash(policy)
     if servers is None:
         lake.remove_orphans()  # only a whole-lake run may tidy up after others
+    manifests_before = _listing(lake, "manifests")
+    key = _state_key(lake, manifests_before, mode, since, engine, policy_id, servers)
+    known = _done(lake).get(key)
+    if isinstance(known, int):
+        return {"pairs": known, "pairs_cached": known, "pairs_diffed": 0, "errors": 0}
     con = lake.connect()
-    total, cached = count_pairs(con, mode, since, engine, policy_id, servers)
-    stats = {"pairs": total, "pairs_cached": cached, "pairs_diffed": 0, "errors": 0}
-    if total == cached:
-        return stats
-    pending = _pending(con, mode, since, engine, policy_id, servers)
+    total, cached, pending = _candidates(con, mode, since, engine, policy_id, servers)
     con.close()
+    stats = {"pairs": total, "pairs_cached": cached, "pairs_diffed": 0, "errors": 0}
+    if not pending:
+        _record_done(lake, key, total)
+        return stats
     batches = list(_batches(pending, batch_size))
     workers = min(workers or os.cpu_count() or 1, len(batches))
 
@@ -299,14 +370,20 @@ def run_diff_stage(lake, policy, mode="consecutive", since=None, workers=None,
     if workers <= 1:
         for batch in batches:
             record(diff_batch(lake.root, batch, policy, engine, policy_id, new_batch_id()))
-        return stats
-    # spawn, not fork: the parent holds DuckDB's threads
-    context = multiprocessing.get_context("spawn")
-    with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context,
-                                                initializer=die_with_parent,
-                                                initargs=(os.getpid(),)) as pool:
-        futures = [pool.submit(diff_batch, lake.root, batch, policy, engine, policy_id, new_batch_id())
-                   for batch in batches]
-        for future in concurrent.futures.as_completed(futures):
-            record(future.result())
+    else:
+        # spawn, not fork: the parent holds DuckDB's threads
+        context = multiprocessing.get_context("spawn")
+        with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context,
+                                                    initializer=die_with_parent,
+                                                    initargs=(os.getpid(),)) as pool:
+            futures = [pool.submit(diff_batch, lake.root, batch, policy, engine, policy_id,
+                                   new_batch_id()) for batch in batches]
+            for future in concurrent.futures.as_completed(futures):
+                record(future.result())
+    # every pair done (an error is retried next time) and no manifest came
+    # meanwhile: this state has nothing pending
+    if stats["errors"] == 0 and stats["pairs_diffed"] == total - cached \
+            and _listing(lake, "manifests") == manifests_before:
+        _record_done(lake, _state_key(lake, manifests_before, mode, since, engine, policy_id,
+                                      servers), total)
     return stats
