@@ -53,6 +53,10 @@ def pair_key(server_id, old_digest, new_digest) -> str:
     return hashlib.sha256(f"{server_id}\0{old_digest}\0{new_digest}".encode()).hexdigest()[:32]
 
 
+# json.dumps(value, sort_keys=True), its encoder built once, not per call
+_sorted_json = json.JSONEncoder(sort_keys=True).encode
+
+
 def _now():
     return dt.datetime.now(dt.timezone.utc)
 
@@ -76,6 +80,7 @@ class _Contracts:
         tools = lake.read_servers("tools", servers, ["server_id", "manifest_digest", "name", "tool_json"])
         self.tools = {(s, d, n): t for s, d, n, t in zip(*(c.to_pylist() for c in tools.columns))}
         self._hashes = {}
+        self._surfaces = {}
 
     def hashes(self, server_id, digest):
         key = (server_id, digest)
@@ -86,6 +91,31 @@ class _Contracts:
             except (TypeError, ValueError):
                 self._hashes[key] = {}  # unreadable: every tool reads as moved, and is looked up
         return self._hashes[key]
+
+    def surface(self, server_id, digest, source):
+        """The stored surface, decoded and checked for shape once per batch
+        (a capture is the new side of one pair and the old side of the
+        next); the engine never changes what it is given."""
+        from pipeline.engine.manifest import validate_manifest
+        from pipeline.errors import InputError
+
+        key = (server_id, digest)
+        found = self._surfaces.get(key)
+        if found is None:
+            try:
+                found = json.loads(self.surfaces[key][0])
+                if not isinstance(found, dict):
+                    raise InputError(source, "stored manifest is not a JSON object")
+                # validated whole at ingest, nesting limit included: check shape only
+                found = validate_manifest(found, source, max_depth=None)
+            except (TypeError, ValueError) as exc:
+                found = InputError(source, f"stored manifest is not valid JSON ({exc})")
+            except InputError as exc:
+                found = exc
+            self._surfaces[key] = found
+        if isinstance(found, InputError):
+            raise InputError(source, found.problem)
+        return found
 
     def pair(self, server_id, old_digest, new_digest, sources):
         """(old, new) reduced manifests, validated for shape."""
@@ -100,20 +130,18 @@ class _Contracts:
         moved = {n for n in (old_h or {}).keys() | (new_h or {}).keys()
                  if (old_h or {}).get(n) != (new_h or {}).get(n)}
         for digest, hashes, source in ((old_digest, old_h, sources[0]), (new_digest, new_h, sources[1])):
-            try:
-                manifest = json.loads(self.surfaces[(server_id, digest)][0])
-            except (TypeError, ValueError) as exc:
-                raise InputError(source, f"stored manifest is not valid JSON ({exc})") from None
-            if not isinstance(manifest, dict):
-                raise InputError(source, "stored manifest is not a JSON object")
+            manifest = dict(self.surface(server_id, digest, source))  # its own tools list
             if hashes is not None:
                 try:
-                    manifest["tools"] = [json.loads(self.tools[(server_id, digest, n)])
-                                         for n in sorted(moved) if n in hashes]
+                    tools = [json.loads(self.tools[(server_id, digest, n)])
+                             for n in sorted(moved) if n in hashes]
                 except KeyError:
                     raise InputError(source, "a tool is missing from the lake") from None
-            # validated whole at ingest, nesting limit included: check shape only
-            manifests.append(validate_manifest(manifest, source, max_depth=None))
+                except (TypeError, ValueError) as exc:
+                    raise InputError(source, f"a stored tool is not valid JSON ({exc})") from None
+                validate_manifest({"tools": tools}, source, max_depth=None)
+                manifest["tools"] = tools
+            manifests.append(manifest)
         return manifests
 
 
@@ -188,8 +216,8 @@ def diff_batch(lake_root, pairs, policy, engine, policy_id, batch_id) -> dict:
             doc = change.as_json()
             changes.append({**base, "rule": doc["rule"], "severity": doc["severity"],
                             "default_severity": doc["default_severity"], "entity": doc["entity"],
-                            "path": doc["path"], "old_json": json.dumps(doc["old"], sort_keys=True),
-                            "new_json": json.dumps(doc["new"], sort_keys=True),
+                            "path": doc["path"], "old_json": _sorted_json(doc["old"]),
+                            "new_json": _sorted_json(doc["new"]),
                             "message": doc["message"], "note": doc["note"],
                             "suppressed": doc["suppressed"],
                             "suppressed_reason": doc["suppressed_reason"],
@@ -358,8 +386,12 @@ def run_diff_stage(lake, policy, mode="consecutive", since=None, workers=None,
     if not pending:
         _record_done(lake, key, total)
         return stats
-    batches = list(_batches(pending, batch_size))
-    workers = min(workers or os.cpu_count() or 1, len(batches))
+    workers = workers or os.cpu_count() or 1
+    # a whole number of rounds of equal batches: no worker idles through
+    # the last round while another diffs a full batch
+    rounds = -(-len(pending) // (workers * batch_size))
+    batches = list(_batches(pending, -(-len(pending) // (workers * rounds))))
+    workers = min(workers, len(batches))
 
     def record(counts):
         stats["pairs_diffed"] += counts["pairs_diffed"]
