@@ -10,11 +10,11 @@ import pathlib
 
 import pytest
 
-from pipeline.engine.manifest import read_manifest
+from pipeline.engine.manifest import DEFAULT_MAX_BYTES, parse_manifest
 from pipeline.engine.policy import Policy
 from pipeline.engine.result import DiffResult
 from pipeline.lake import Lake
-from pipeline.lake.ingest import rows_from_folder, store
+from pipeline.lake.ingest import gunzip, rows_from_folder, store
 from pipeline.survey.diffstage import run_diff_stage
 from pipeline.witness import attach_witnesses
 
@@ -26,10 +26,17 @@ COLUMNS = ("rule", "severity", "default_severity", "entity", "path", "old_json",
            "witness_note")
 
 
+def _read(path):
+    data = path.read_bytes()
+    if path.name.endswith(".gz"):
+        data = gunzip(data, str(path), DEFAULT_MAX_BYTES)
+    return parse_manifest(data, str(path))
+
+
 def _full(path_of, pair):
     """The change rows the CLI's engine gives on the two whole captures."""
-    old = read_manifest(str(path_of[(pair["server_id"], pair["old_version"])]))
-    new = read_manifest(str(path_of[(pair["server_id"], pair["new_version"])]))
+    old = _read(path_of[(pair["server_id"], pair["old_version"])])
+    new = _read(path_of[(pair["server_id"], pair["new_version"])])
     result = DiffResult(old, new, Policy())
     attach_witnesses(result, min_severity="BREAKING")
     rows = []
