@@ -254,10 +254,7 @@ def selected_pairs(mode, servers=None) -> str:
 
 def count_pairs(con, mode, since, engine, policy_id, servers=None) -> tuple:
     """(all candidate pairs, of which already in the ledger)."""
-    total, cached = con.execute(
-        f"SELECT count(*), count(*) FILTER (WHERE cached) FROM ({selected_pairs(mode, servers)})",
-        {"engine_version": engine, "policy_hash": policy_id, "since": since}).fetchall()[0]
-    return total, cached
+    return _candidates(con, mode, since, engine, policy_id, servers)[:2]
 
 
 def servers_with_pending_pairs(lake, policy, mode="consecutive", since=None) -> list:
