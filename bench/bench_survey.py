@@ -201,9 +201,17 @@ def peak_rss_mib() -> float:
     return max(own, children) / 1024
 
 
+def _cpu() -> float:
+    """CPU seconds of this process and its ended children (the workers)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 def _timed_stage(lake, policy, workers):
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), _cpu()
     stats = run_diff_stage(lake, policy, workers=workers)
+    stats["cpu_s"] = _cpu() - cpu
     return stats, time.perf_counter() - start
 
 
@@ -273,12 +281,14 @@ def main(argv=None) -> int:
     for label, stats, seconds in runs:
         print(f"diff stage{' ' + label if label else ''}: {stats['pairs_diffed']} of {pairs} pairs "
               f"diffed in {seconds:.2f} s = {stats['pairs_diffed'] / seconds:,.0f} pairs/s; "
-              f"floor / diff = {(floor_pairs / floor_s) / (stats['pairs_diffed'] / seconds):.1f}x")
+              f"floor / diff = {(floor_pairs / floor_s) / (stats['pairs_diffed'] / seconds):.1f}x; "
+              f"CPU {stats['cpu_s']:.2f} s (all processes) = "
+              f"{stats['cpu_s'] / max(1, stats['pairs_diffed']) * 1e3:.3f} ms a pair")
     if args.realistic:
         print(f"BREAKING changes witnessed (witnesses on): {witnessed[1]} of {witnessed[0]}")
     print(f"ingest + diff: {pairs / (ingest_s + runs[0][2]):,.0f} pairs/s")
     print(f"cached re-run: {cached['pairs_cached']} cached, {cached['pairs_diffed']} diffed, "
-          f"{cached_s:.2f} s")
+          f"{cached_s:.2f} s (CPU {cached['cpu_s']:.2f} s)")
     print(f"peak memory (max RSS, this process or a worker): {peak_rss_mib():,.0f} MiB")
     return 0
 

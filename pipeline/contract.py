@@ -18,8 +18,6 @@ import hashlib
 import json
 import re
 
-import rfc8785
-
 SCHEME_V2 = "mcp-contract-v2-sha256"
 SCHEME_V1 = "sha256"
 DEFAULT_SCHEME = SCHEME_V2
@@ -103,6 +101,8 @@ def _rfc8785(value) -> bytes:
     int64 bounds do occur in generated schemas and JSON.stringify (the RFC's
     reference) prints them as the nearest double. So retry, only on that
     refusal, with out-of-range integers turned into doubles."""
+    import rfc8785  # only values the stdlib path cannot print pay for its import
+
     try:
         return rfc8785.dumps(value)
     except rfc8785.IntegerDomainError:

@@ -50,9 +50,9 @@ MAX_INLINE_DEPTH = 64
 MAX_INLINED_NODES = 5000
 
 
-def canonical(value) -> str:
-    """A stable text form, for sorting."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+# A stable text form, for sorting and as a key. One encoder, built once:
+# json.dumps with options builds a new one on every call.
+canonical = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode
 
 
 def json_key(value) -> str:

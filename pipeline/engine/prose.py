@@ -6,6 +6,7 @@ false negative silently ships a tool-selection regression.
 """
 
 import re
+import sys
 from collections import Counter
 
 from pipeline.engine.catalog import DOCUMENTATION, POTENTIALLY_BREAKING
@@ -78,11 +79,54 @@ def classify(old, new):
         return POTENTIALLY_BREAKING, f"negated by a prefix: {negated}"
     if words_a != words_b and Counter(words_a) == Counter(words_b):
         return POTENTIALLY_BREAKING, "same words in a different order"
-    from rapidfuzz import fuzz  # only prose that really changed pays for it
-
-    chars = fuzz.ratio(a, b)
-    tokens = fuzz.ratio(sorted(set(words_a)), sorted(set(words_b)))
+    chars = ratio(a, b)
+    tokens = ratio(sorted(set(words_a)), sorted(set(words_b)))
     reason = f"similarity {chars:.0f} (characters) / {tokens:.0f} (tokens)"
     if max(chars, tokens) >= HIGH_SIMILARITY and min(chars, tokens) >= LOW_SIMILARITY:
         return DOCUMENTATION, "reworded, " + reason
     return POTENTIALLY_BREAKING, "rewritten, " + reason
+
+
+# Below this many cells (len(a) * len(b), about 1 ms here) the Python LCS
+# costs less than importing rapidfuzz (about 20 ms of CPU); above it, or once
+# rapidfuzz is loaded (the survey's workers load it), rapidfuzz. Both give
+# the exact same score (tests/engine/test_prose.py holds them to each other).
+SMALL = 1_000_000
+
+
+def ratio(a, b) -> float:
+    """rapidfuzz's ``fuzz.ratio``: the normalised Indel similarity of two
+    sequences (strings, or lists of words), 0 to 100."""
+    fuzz = sys.modules.get("rapidfuzz.fuzz")
+    if fuzz is None and len(a) * len(b) > SMALL:
+        from rapidfuzz import fuzz
+    if fuzz is not None:
+        return fuzz.ratio(a, b)
+    return python_ratio(a, b)
+
+
+def python_ratio(a, b) -> float:
+    total = len(a) + len(b)
+    if not total:
+        return 100.0
+    return (1 - (total - 2 * lcs_length(a, b)) / total) * 100  # rapidfuzz's own arithmetic
+
+
+def lcs_length(a, b) -> int:
+    """Length of the longest common subsequence, bit-parallel (Hyyrö 2004):
+    one pass over ``b``, each step a few integer operations on one bit per
+    element of ``a``."""
+    if len(a) < len(b):
+        a, b = b, a
+    masks, bit = {}, 1
+    for x in a:
+        masks[x] = masks.get(x, 0) | bit
+        bit <<= 1
+    full = bit - 1
+    row = full
+    for y in b:
+        match = masks.get(y)
+        if match:
+            low = row & match
+            row = ((row + low) | (row - low)) & full
+    return len(a) - bin(row).count("1")

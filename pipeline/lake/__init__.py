@@ -169,9 +169,17 @@ class Lake:
                                 if n.endswith(".parquet") and not n.startswith("."))
         if not paths:
             return pa.Table.from_pylist([], TABLES[table]).select(columns or TABLES[table].names)
+        # each file opened once: its footer is both checked and read from
+        # (pq.read_table would resolve a filesystem and a dataset per file)
+        tables = []
         for path in paths:
-            check_file(path, table)
-        tables = [pq.read_table(p, columns=columns) for p in paths]
+            parquet = _open(path)
+            _check_schema(path, table, parquet.schema_arrow)
+            try:
+                tables.append(parquet.read(columns=columns, use_threads=False))
+            except (OSError, pa.ArrowException) as exc:  # a footer that lies about its pages
+                raise InputError(path, _NOT_PARQUET + f"{str(exc).splitlines()[0][:160]}; "
+                                       "move it out of the lake") from None
         return pa.concat_tables(tables, promote_options="default")
 
     def connect(self, engine_version=None, policy_hash=None):
@@ -237,8 +245,30 @@ def check_file(path: str, table: str) -> None:
     except OSError as exc:
         raise InputError(path, f"cannot read lake file: {exc.strerror or exc}") from None
     except pa.ArrowException as exc:  # ArrowInvalid: not Parquet, or cut short
-        raise InputError(path, "not a readable Parquet file (truncated or not Parquet): "
-                               f"{str(exc).splitlines()[0][:160]}; move it out of the lake") from None
+        raise InputError(path, _NOT_PARQUET + f"{str(exc).splitlines()[0][:160]}; "
+                               "move it out of the lake") from None
+    _check_schema(path, table, found)
+    _CHECKED[key] = None
+
+
+_NOT_PARQUET = "not a readable Parquet file (truncated or not Parquet): "
+
+
+def _open(path: str):
+    """A ``pq.ParquetFile`` (its footer read), or the ``InputError`` that
+    ``check_file`` gives for a file that is not whole Parquet."""
+    try:
+        if os.stat(path).st_size == 0:
+            raise InputError(path, "lake file is empty (not Parquet); move it out of the lake")
+        return pq.ParquetFile(path)
+    except OSError as exc:
+        raise InputError(path, f"cannot read lake file: {exc.strerror or exc}") from None
+    except pa.ArrowException as exc:
+        raise InputError(path, _NOT_PARQUET + f"{str(exc).splitlines()[0][:160]}; "
+                               "move it out of the lake") from None
+
+
+def _check_schema(path: str, table: str, found) -> None:
     expected = TABLES[table]
     for field in found:
         want = expected.field(field.name) if field.name in expected.names else None
@@ -250,7 +280,6 @@ def check_file(path: str, table: str) -> None:
     if missing:
         raise InputError(path, f"not a {table}/{VERSION} file: it lacks the column {missing[0]!r}; "
                                "move it out of the lake")
-    _CHECKED[key] = None
 
 
 def _fsync(path: str) -> None:

@@ -53,6 +53,10 @@ def pair_key(server_id, old_digest, new_digest) -> str:
     return hashlib.sha256(f"{server_id}\0{old_digest}\0{new_digest}".encode()).hexdigest()[:32]
 
 
+# json.dumps(value, sort_keys=True), its encoder built once, not per call
+_sorted_json = json.JSONEncoder(sort_keys=True).encode
+
+
 def _now():
     return dt.datetime.now(dt.timezone.utc)
 
@@ -76,6 +80,7 @@ class _Contracts:
         tools = lake.read_servers("tools", servers, ["server_id", "manifest_digest", "name", "tool_json"])
         self.tools = {(s, d, n): t for s, d, n, t in zip(*(c.to_pylist() for c in tools.columns))}
         self._hashes = {}
+        self._surfaces = {}
 
     def hashes(self, server_id, digest):
         key = (server_id, digest)
@@ -86,6 +91,31 @@ class _Contracts:
             except (TypeError, ValueError):
                 self._hashes[key] = {}  # unreadable: every tool reads as moved, and is looked up
         return self._hashes[key]
+
+    def surface(self, server_id, digest, source):
+        """The stored surface, decoded and checked for shape once per batch
+        (a capture is the new side of one pair and the old side of the
+        next); the engine never changes what it is given."""
+        from pipeline.engine.manifest import validate_manifest
+        from pipeline.errors import InputError
+
+        key = (server_id, digest)
+        found = self._surfaces.get(key)
+        if found is None:
+            try:
+                found = json.loads(self.surfaces[key][0])
+                if not isinstance(found, dict):
+                    raise InputError(source, "stored manifest is not a JSON object")
+                # validated whole at ingest, nesting limit included: check shape only
+                found = validate_manifest(found, source, max_depth=None)
+            except (TypeError, ValueError) as exc:
+                found = InputError(source, f"stored manifest is not valid JSON ({exc})")
+            except InputError as exc:
+                found = exc
+            self._surfaces[key] = found
+        if isinstance(found, InputError):
+            raise InputError(source, found.problem)
+        return found
 
     def pair(self, server_id, old_digest, new_digest, sources):
         """(old, new) reduced manifests, validated for shape."""
@@ -100,20 +130,18 @@ class _Contracts:
         moved = {n for n in (old_h or {}).keys() | (new_h or {}).keys()
                  if (old_h or {}).get(n) != (new_h or {}).get(n)}
         for digest, hashes, source in ((old_digest, old_h, sources[0]), (new_digest, new_h, sources[1])):
-            try:
-                manifest = json.loads(self.surfaces[(server_id, digest)][0])
-            except (TypeError, ValueError) as exc:
-                raise InputError(source, f"stored manifest is not valid JSON ({exc})") from None
-            if not isinstance(manifest, dict):
-                raise InputError(source, "stored manifest is not a JSON object")
+            manifest = dict(self.surface(server_id, digest, source))  # its own tools list
             if hashes is not None:
                 try:
-                    manifest["tools"] = [json.loads(self.tools[(server_id, digest, n)])
-                                         for n in sorted(moved) if n in hashes]
+                    tools = [json.loads(self.tools[(server_id, digest, n)])
+                             for n in sorted(moved) if n in hashes]
                 except KeyError:
                     raise InputError(source, "a tool is missing from the lake") from None
-            # validated whole at ingest, nesting limit included: check shape only
-            manifests.append(validate_manifest(manifest, source, max_depth=None))
+                except (TypeError, ValueError) as exc:
+                    raise InputError(source, f"a stored tool is not valid JSON ({exc})") from None
+                validate_manifest({"tools": tools}, source, max_depth=None)
+                manifest["tools"] = tools
+            manifests.append(manifest)
         return manifests
 
 
@@ -157,6 +185,7 @@ def diff_batch(lake_root, pairs, policy, engine, policy_id, batch_id) -> dict:
 
     Runs in a worker process, so it reads and writes the lake itself: only
     pair keys cross the process boundary, never manifests."""
+    import rapidfuzz.fuzz  # noqa: F401 - loaded once per worker, the prose scores use it
     from pipeline.engine.result import DiffResult
     from pipeline.errors import InputError
     from pipeline.lake import Lake
@@ -187,8 +216,8 @@ def diff_batch(lake_root, pairs, policy, engine, policy_id, batch_id) -> dict:
             doc = change.as_json()
             changes.append({**base, "rule": doc["rule"], "severity": doc["severity"],
                             "default_severity": doc["default_severity"], "entity": doc["entity"],
-                            "path": doc["path"], "old_json": json.dumps(doc["old"], sort_keys=True),
-                            "new_json": json.dumps(doc["new"], sort_keys=True),
+                            "path": doc["path"], "old_json": _sorted_json(doc["old"]),
+                            "new_json": _sorted_json(doc["new"]),
                             "message": doc["message"], "note": doc["note"],
                             "suppressed": doc["suppressed"],
                             "suppressed_reason": doc["suppressed_reason"],
@@ -225,10 +254,7 @@ def selected_pairs(mode, servers=None) -> str:
 
 def count_pairs(con, mode, since, engine, policy_id, servers=None) -> tuple:
     """(all candidate pairs, of which already in the ledger)."""
-    total, cached = con.execute(
-        f"SELECT count(*), count(*) FILTER (WHERE cached) FROM ({selected_pairs(mode, servers)})",
-        {"engine_version": engine, "policy_hash": policy_id, "since": since}).fetchall()[0]
-    return total, cached
+    return _candidates(con, mode, since, engine, policy_id, servers)[:2]
 
 
 def servers_with_pending_pairs(lake, policy, mode="consecutive", since=None) -> list:
@@ -241,17 +267,20 @@ def servers_with_pending_pairs(lake, policy, mode="consecutive", since=None) -> 
     return [r[0] for r in rows]
 
 
-def _pending(con, mode, since, engine, policy_id, servers=None) -> list:
-    """Keys of the pending pairs (no manifests: those stay on disk)."""
+def _candidates(con, mode, since, engine, policy_id, servers=None) -> tuple:
+    """(all candidate pairs, of which in the ledger, the keys of the pending
+    ones): one query (no manifests: those stay on disk)."""
     query = f"""
-        SELECT server_id, old_version, new_version, old_digest, new_digest
-        FROM ({selected_pairs(mode, servers)}) WHERE NOT cached
+        SELECT server_id, old_version, new_version, old_digest, new_digest, cached
+        FROM ({selected_pairs(mode, servers)})
         ORDER BY server_id, old_version, new_version
     """
     params = {"engine_version": engine, "policy_hash": policy_id, "since": since}
     cursor = con.execute(query, params)
-    names = [d[0] for d in cursor.description]
-    return [dict(zip(names, row)) for row in cursor.fetchall()]
+    names = [d[0] for d in cursor.description][:-1]
+    rows = cursor.fetchall()
+    pending = [dict(zip(names, row)) for row in rows if not row[-1]]
+    return len(rows), len(rows) - len(pending), pending
 
 
 def _batches(pairs, batch_size):
@@ -271,24 +300,95 @@ def _batches(pairs, batch_size):
         yield batch
 
 
+DONE_FILE = ".diff-stage-done.json"  # in the lake's folder; readers read only tables' Parquet
+DONE_KEEP = 32
+
+
+def _listing(lake, table) -> list:
+    """(path, size, mtime) of every file of a table: lake files are written
+    once and renamed into place, so an equal listing is equal content."""
+    out = []
+    folder = lake.folder(table)
+    for root, _, files in os.walk(folder):
+        for name in files:
+            if name.endswith(".parquet") and not name.startswith("."):
+                path = os.path.join(root, name)
+                try:
+                    info = os.stat(path)
+                except OSError:
+                    continue
+                out.append((os.path.relpath(path, folder), info.st_size, info.st_mtime_ns))
+    return sorted(out)
+
+
+def _state_key(lake, manifests, mode, since, engine, policy_id, servers) -> str:
+    """What decides the pending pairs: the manifests (the candidates), the
+    ledger (what is done), the engine, the policy and the query; and the
+    other tables the stage reads or writes, so a file broken or added there
+    is checked as before."""
+    state = [mode, str(since), engine, policy_id, sorted(servers) if servers is not None else None,
+             manifests] + [_listing(lake, table) for table in ("tools", "changes", "pairs")]
+    return hashlib.sha256(json.dumps(state).encode()).hexdigest()
+
+
+def _done(lake) -> dict:
+    try:
+        with open(os.path.join(lake.base, DONE_FILE), encoding="utf-8") as handle:
+            found = json.load(handle)
+    except (OSError, ValueError):
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+def _record_done(lake, key, total) -> None:
+    """Remember that a lake in this state has no pending pair (written whole
+    or not at all; losing it costs one full check, never a wrong answer)."""
+    import tempfile
+
+    done = {k: v for k, v in _done(lake).items() if isinstance(v, int)}
+    done.pop(key, None)
+    done = dict(list(done.items())[-(DONE_KEEP - 1):])
+    done[key] = total
+    try:
+        fd, tmp = tempfile.mkstemp(dir=lake.base, prefix=".diff-stage-", suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(done, handle)
+        os.replace(tmp, os.path.join(lake.base, DONE_FILE))
+    except OSError:  # a read-only lake: the next run checks in full
+        pass
+
+
 def run_diff_stage(lake, policy, mode="consecutive", since=None, workers=None,
                    batch_size=1000, on_batch=None, servers=None) -> dict:
     """Diff every pending pair (of ``servers``, when given); return counts
-    for the survey summary."""
+    for the survey summary.
+
+    A lake whose manifests and ledger files are exactly those of a state
+    already seen to have no pending pair (same engine, policy and query) is
+    answered from that record, without opening DuckDB."""
     from pipeline.lake import new_batch_id
 
     engine, policy_id = engine_version(), policy_hash(policy)
     if servers is None:
         lake.remove_orphans()  # only a whole-lake run may tidy up after others
+    manifests_before = _listing(lake, "manifests")
+    key = _state_key(lake, manifests_before, mode, since, engine, policy_id, servers)
+    known = _done(lake).get(key)
+    if isinstance(known, int):
+        return {"pairs": known, "pairs_cached": known, "pairs_diffed": 0, "errors": 0}
     con = lake.connect()
-    total, cached = count_pairs(con, mode, since, engine, policy_id, servers)
-    stats = {"pairs": total, "pairs_cached": cached, "pairs_diffed": 0, "errors": 0}
-    if total == cached:
-        return stats
-    pending = _pending(con, mode, since, engine, policy_id, servers)
+    total, cached, pending = _candidates(con, mode, since, engine, policy_id, servers)
     con.close()
-    batches = list(_batches(pending, batch_size))
-    workers = min(workers or os.cpu_count() or 1, len(batches))
+    stats = {"pairs": total, "pairs_cached": cached, "pairs_diffed": 0, "errors": 0}
+    if not pending:
+        _record_done(lake, key, total)
+        return stats
+    workers = workers or os.cpu_count() or 1
+    # a whole number of rounds of equal batches: no worker idles through
+    # the last round while another diffs a full batch
+    rounds = -(-len(pending) // (workers * batch_size))
+    batches = list(_batches(pending, -(-len(pending) // (workers * rounds))))
+    workers = min(workers, len(batches))
 
     def record(counts):
         stats["pairs_diffed"] += counts["pairs_diffed"]
@@ -299,14 +399,20 @@ def run_diff_stage(lake, policy, mode="consecutive", since=None, workers=None,
     if workers <= 1:
         for batch in batches:
             record(diff_batch(lake.root, batch, policy, engine, policy_id, new_batch_id()))
-        return stats
-    # spawn, not fork: the parent holds DuckDB's threads
-    context = multiprocessing.get_context("spawn")
-    with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context,
-                                                initializer=die_with_parent,
-                                                initargs=(os.getpid(),)) as pool:
-        futures = [pool.submit(diff_batch, lake.root, batch, policy, engine, policy_id, new_batch_id())
-                   for batch in batches]
-        for future in concurrent.futures.as_completed(futures):
-            record(future.result())
+    else:
+        # spawn, not fork: the parent holds DuckDB's threads
+        context = multiprocessing.get_context("spawn")
+        with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context,
+                                                    initializer=die_with_parent,
+                                                    initargs=(os.getpid(),)) as pool:
+            futures = [pool.submit(diff_batch, lake.root, batch, policy, engine, policy_id,
+                                   new_batch_id()) for batch in batches]
+            for future in concurrent.futures.as_completed(futures):
+                record(future.result())
+    # every pair done (an error is retried next time) and no manifest came
+    # meanwhile: this state has nothing pending
+    if stats["errors"] == 0 and stats["pairs_diffed"] == total - cached \
+            and _listing(lake, "manifests") == manifests_before:
+        _record_done(lake, _state_key(lake, manifests_before, mode, since, engine, policy_id,
+                                      servers), total)
     return stats

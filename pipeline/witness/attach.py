@@ -16,11 +16,10 @@ never read back from witnesses.
 """
 
 import copy
-import json
 import time
 
 from pipeline.engine.catalog import RANK, RULES
-from pipeline.engine.normalise import normalise_schema
+from pipeline.engine.normalise import canonical, normalise_schema
 
 # construct / search / instance / validate import the validator (jsonschema-rs):
 # they load inside witness_for, only when a schema change really needs a witness.
@@ -60,11 +59,13 @@ class Budget:
         return self.diff_s is not None and time.process_time() - self.started > self.diff_s
 
     def change_deadline(self):
+        """(CPU deadline of a change starting now or None, whether it is past already)."""
         now = time.process_time()
         limits = [now + self.change_s] if self.change_s is not None else []
         if self.diff_s is not None:
             limits.append(self.started + self.diff_s)
-        return min(limits) if limits else None
+        deadline = min(limits) if limits else None
+        return deadline, deadline is not None and deadline <= now
 
     def search_left(self):
         return None if self.search_s is None else self.search_s - self.searched
@@ -88,6 +89,7 @@ def attach_witnesses(result, min_severity="BREAKING", max_candidates=200, max_co
     stats = _Stats(witnessed=0, accepted_but_ignored=0, none_by_nature=0, not_found=0,
                    cut_short=0, skipped=0)
     renames = {c.new: c.old for c in result.changes if c.rule == "tool.renamed"}
+    tools = (_tools(result.old), _tools(result.new))  # looked up once, not once per change
     for change in result.changes:
         if RANK.get(change.severity, 0) < RANK[min_severity] or (
                 change.suppressed and not include_suppressed):
@@ -100,7 +102,7 @@ def attach_witnesses(result, min_severity="BREAKING", max_candidates=200, max_co
             witness, note = witness_for(change, result.old, result.new, renames=renames,
                                         max_candidates=max_candidates,
                                         max_constructive=max_constructive, max_shrink=max_shrink,
-                                        max_size=max_size, budget=budget)
+                                        max_size=max_size, budget=budget, tools=tools)
         change.witness, change.witness_note = witness, note
         if witness is not None:
             stats.bump("witnessed")
@@ -152,8 +154,9 @@ _MEMO_MAX = 4096
 
 def witness_for(change, old_manifest, new_manifest, renames=None, max_candidates=200,
                 max_constructive=300, max_shrink=300, max_size=10_000, time_budget_s=0.5,
-                budget=None):
-    """(witness dict or None, note or None) for one change."""
+                budget=None, tools=None):
+    """(witness dict or None, note or None) for one change (``tools``: both
+    manifests' tools by name, when the caller has them)."""
     if budget is None:
         budget = Budget(time_budget_s, None, None)
     rule = change.rule
@@ -167,7 +170,8 @@ def witness_for(change, old_manifest, new_manifest, renames=None, max_candidates
     key = SIDE_KEY[side]
     entity = change.entity
     old_name = (renames or {}).get(entity, entity)
-    old_tool, new_tool = _tools(old_manifest).get(old_name), _tools(new_manifest).get(entity)
+    old_tools, new_tools = tools or (_tools(old_manifest), _tools(new_manifest))
+    old_tool, new_tool = old_tools.get(old_name), new_tools.get(entity)
     if old_tool is None or new_tool is None:
         return None, f"no witness: tool {entity} is missing from one of the manifests"
     from pipeline.engine.change import pointer
@@ -183,7 +187,7 @@ def witness_for(change, old_manifest, new_manifest, renames=None, max_candidates
     if side == "output" and old_raw is None:
         return None, ("none by nature: without an outputSchema the old tool promised nothing "
                       "a result could violate")
-    key = (rule, rel, _text(old_raw), _text(new_raw), max_candidates, max_constructive,
+    key = (rule, rel, canonical(old_raw), canonical(new_raw), max_candidates, max_constructive,
            max_shrink, max_size)
     found = _MEMO.get(key)
     if found is not None:
@@ -225,10 +229,6 @@ def _normalised(raw, text):
     return found
 
 
-def _text(schema) -> str:
-    return json.dumps(schema, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
 def _work(change, rule, side, suffix, rule_rel, entity, old_raw, new_raw, max_candidates,
           max_constructive, max_shrink, max_size, budget):
     rel, old_text, new_text = rule_rel[1], rule_rel[2], rule_rel[3]
@@ -253,16 +253,17 @@ def _work(change, rule, side, suffix, rule_rel, entity, old_raw, new_raw, max_ca
         r_norm_judge = own_judge(r_n)
     except SchemaUnusable:
         r_norm_judge = None
-    deadline = budget.change_deadline()
-    spent = []  # which budget stopped the work
+    deadline, past = budget.change_deadline()
+    spent = [True] if past else []  # which budget stopped the work
 
     ticks = [0]
 
     def clock():
-        # the CPU clock is a system call (~10 us here): read it on every
-        # fourth candidate (each one is bounded), and always once spent
+        # the CPU clock is a system call (8 to 50 us here, as much as a
+        # candidate): read it on every 16th candidate (each one is bounded;
+        # most changes are witnessed within the first few), and always once spent
         ticks[0] += 1
-        if deadline is None or (ticks[0] % 4 != 1 and not spent):
+        if deadline is None or (ticks[0] % 16 and not spent):
             return bool(spent)
         if time.process_time() > deadline:
             spent.append(True)

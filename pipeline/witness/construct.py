@@ -463,6 +463,14 @@ def quick_bases(a_root, r_root, a_judge, r_judge):
     return ([v for v in out if r_judge(v)] + [v for v in out if not r_judge(v)])[:2]
 
 
+# the kind of value a keyword constrains
+_HOLDS = {**{k: dict for k in ("properties", "required", "additionalProperties", "patternProperties",
+                               "minProperties", "maxProperties", "propertyNames",
+                               "dependentRequired")},
+          **{k: list for k in ("items", "prefixItems", "minItems", "maxItems", "uniqueItems",
+                               "contains", "minContains", "maxContains")}}
+
+
 def candidates(loc, suffix, base_list, limit, hints=()):
     """Whole-instance candidates, in a stable order, at most ``limit``."""
     seen = set()
@@ -473,8 +481,11 @@ def candidates(loc, suffix, base_list, limit, hints=()):
         if current is None and loc.hops:
             # the base has nothing at the place (an empty array, an optional
             # object left out): start from a whole valid value of the old
-            # holder, so the old side accepts the rest of it
-            full = examples(loc.a_loc, 1, 1)
+            # holder, so the old side accepts the rest of it, of the kind
+            # the changed keyword acts on (an Optional's object, not its null)
+            full = examples(loc.a_loc, 1)
+            kind = _HOLDS.get(loc.tail[0]) if loc.tail else None
+            full = [v for v in full if kind is None or isinstance(v, kind)][:1] or full[:1]
             if full:
                 proposals = values(loc, full[0], suffix, hints=hints) + proposals
         local = []

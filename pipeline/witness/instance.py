@@ -7,9 +7,9 @@ confirm every witness with the independent validator on the raw schemas.
 Deterministic: no randomness, sorted iteration everywhere.
 """
 
-import json
 import math
 
+from pipeline.engine.normalise import canonical
 from pipeline.witness.regexgen import shortest
 from pipeline.witness.validate import matches, quick
 
@@ -44,10 +44,6 @@ _LOWER = ("minLength", "minItems", "minProperties", "minContains", "minimum", "e
 _UPPER = ("maxLength", "maxItems", "maxProperties", "maxContains", "maximum", "exclusiveMaximum")
 
 ENUM_EXAMPLES = 32
-
-
-def canonical(value) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def size(value) -> int:
@@ -150,8 +146,28 @@ def merge(a: dict, b: dict) -> dict:
     return out
 
 
+# (id(schema), depth, limit) -> (schema, examples): the normalised schemas
+# the witness work asks about are built once and never changed, and the same
+# holder is asked for its examples once per candidate. The entry holds the
+# schema, so its id stays unique while it is cached. Example values are
+# shared, never mutated (callers copy what they change).
+_EXAMPLES = {}
+
+
 def examples(schema, depth=0, limit=8):
     """Candidate instances of ``schema``, valid ones first (smallest first)."""
+    key = (id(schema), depth, limit)
+    hit = _EXAMPLES.get(key)
+    if hit is not None and hit[0] is schema:
+        return list(hit[1])
+    found = _examples(schema, depth, limit)
+    if len(_EXAMPLES) >= 4096:
+        _EXAMPLES.clear()
+    _EXAMPLES[key] = (schema, found)
+    return list(found)
+
+
+def _examples(schema, depth, limit):
     if depth > MAX_DEPTH or schema is False:
         return []
     if schema is True or schema is None or schema == {}:

@@ -26,10 +26,11 @@ Differences from python-jsonschema that matter here, and how they are met:
   per branch, flattened the same way.
 """
 
-import json
 import os
 
 import jsonschema_rs
+
+from pipeline.engine.normalise import canonical
 
 DEFAULT = jsonschema_rs.Draft202012Validator
 OLDER = (jsonschema_rs.Draft201909Validator, jsonschema_rs.Draft7Validator,
@@ -187,7 +188,7 @@ def judge(schema, text=None) -> Judge:
 
 def _compiled(schema, key=None):
     if key is None:
-        key = json.dumps(schema, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        key = canonical(schema)
     found = _CACHE.get(key)
     if found is None:
         if len(_CACHE) > 512:

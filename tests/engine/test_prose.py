@@ -1,9 +1,11 @@
 """The prose classifier's five steps, each on its own, in spec order."""
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from pipeline.engine.catalog import DOCUMENTATION as DOC, POTENTIALLY_BREAKING as PB
-from pipeline.engine.prose import HIGH_SIMILARITY, LOW_SIMILARITY, classify, normalise
+from pipeline.engine.prose import (HIGH_SIMILARITY, LOW_SIMILARITY, classify, lcs_length,
+                                   normalise, python_ratio)
 
 
 def test_step1_case_whitespace_and_trailing_punctuation_are_documentation():
@@ -64,3 +66,25 @@ def test_step_order_markers_before_word_order():
     # reordered AND a number changed: the marker step answers first
     severity, reason = classify("limit 10 then sort", "sort then limit 20")
     assert severity == PB and reason.startswith("semantic markers")
+
+
+@settings(max_examples=400, deadline=None, derandomize=True, database=None)
+@given(st.text(alphabet="ab c\u00e9\U0001f600", max_size=80), st.text(alphabet="abd c\u00e9", max_size=80))
+def test_the_python_score_is_rapidfuzz_s_exactly(a, b):
+    """Step 5's score comes from a Python LCS for short texts (no rapidfuzz
+    import) and from rapidfuzz for long ones: the same float either way, on
+    characters and on sorted word lists."""
+    from rapidfuzz import fuzz
+
+    assert python_ratio(a, b) == fuzz.ratio(a, b)
+    words_a, words_b = sorted(set(a.split())), sorted(set(b.split()))
+    assert python_ratio(words_a, words_b) == fuzz.ratio(words_a, words_b)
+
+
+def test_the_python_lcs_on_known_pairs():
+    assert lcs_length("", "") == 0
+    assert lcs_length("abc", "") == 0
+    assert lcs_length("lewenstein", "levenshtein") == 9
+    assert lcs_length(["read", "files"], ["write", "files"]) == 1
+    long_a, long_b = "x" * 300 + "ab" * 400, "ab" * 400 + "y" * 300  # past one machine word
+    assert lcs_length(long_a, long_b) == 800

@@ -28,17 +28,9 @@ WRAPS = {
 NESTED = [f for f in FAMILIES if f[1] == "input" and f[0] not in ("pattern changed",)]
 
 
-# A known gap: under an Optional the new schema rejects the witness through
-# anyOf, and the validator names anyOf, not the change's own keyword
-# (required), so attribution refuses it. Strict: this fails once it is fixed.
-GAPS = {("property addedRequired", "optional")}
-
-
 @pytest.mark.parametrize("wrap", sorted(WRAPS))
 @pytest.mark.parametrize("family", NESTED, ids=[f[0] for f in NESTED])
-def test_a_nested_break_is_witnessed(family, wrap, request):
-    if (family[0], wrap) in GAPS:
-        request.applymarker(pytest.mark.xfail(strict=True, reason="attribution inside an Optional's anyOf"))
+def test_a_nested_break_is_witnessed(family, wrap):
     _name, side, old, new, rule, _expected = family
     result, old_tool, new_tool, _ = diff(WRAPS[wrap](old), WRAPS[wrap](new), side)
     found = [c for c in result.changes if c.rule == rule]
