@@ -14,9 +14,11 @@ DEFAULTS = {
     "max_constructive": 300,
     "max_shrink": 300,
     "max_size": 10_000,
-    "time_budget_s": 0.5,     # CPU seconds for one change
-    "diff_budget_s": 2.0,     # CPU seconds for all of one diff's witnesses
-    "search_budget_s": 0.02,  # CPU seconds of random search in one diff (the last resort)
+    # work budgets, in candidates checked against both schemas: counted, never
+    # timed, so the same diff gives the same witnesses on any machine
+    "change_budget": 600,     # for one change
+    "diff_budget": 6000,      # for all of one diff's witnesses
+    "search_budget": 400,     # of random search in one diff (the last resort)
     "include_suppressed": False,
 }
 

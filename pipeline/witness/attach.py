@@ -9,9 +9,11 @@ attributable to the change: the rejecting side's errors include one from the
 changed keyword at the changed place. Construction first, on the smallest
 object both schemas accept, then on fuller bases; a seeded search only as
 the last resort, within the diff's search budget; the winner is shrunk
-unless construction built it minimal. Work is bounded by CPU-time budgets
-(``Budget``) and remembered per (rule, place, old and new schema), so the
-same change in another tool, pair or server costs a lookup. Severities are
+unless construction built it minimal. Work is bounded by budgets counted in
+candidates (``Budget``), never in time, so a diff gives the same witnesses
+on any machine under any load; results are remembered per (rule, place,
+old and new schema) with the work they took, so the same change in another
+tool, pair or server costs a lookup and is charged the same. Severities are
 never read back from witnesses.
 """
 
@@ -44,48 +46,79 @@ class _Stats(dict):
 
 
 class Budget:
-    """CPU-time budgets for one diff's witness work: per change, per diff,
-    and for the search (the last resort) across the diff. CPU time, not wall
-    time, so a loaded machine does not change which witnesses are found; no
-    single step between two checks is unbounded (linear-time regexes, sizes
-    capped), so no budget can be overrun by more than one candidate."""
+    """Work budgets for one diff's witness work, counted in candidates checked
+    (each one bounded: linear-time regexes, sizes capped): per change, per
+    diff, and for the search (the last resort) across the diff. Counted, not
+    timed: which witnesses a diff finds never depends on the machine."""
 
-    def __init__(self, change_s=None, diff_s=None, search_s=None):
-        self.change_s, self.diff_s, self.search_s = change_s, diff_s, search_s
-        self.started = time.process_time()
-        self.searched = 0.0
+    def __init__(self, change=None, diff=None, search=None):
+        self.change, self.diff, self.search = change, diff, search
+        self.used = 0       # candidates this diff has checked
+        self.searched = 0   # of them, in the search
 
     def diff_spent(self) -> bool:
-        return self.diff_s is not None and time.process_time() - self.started > self.diff_s
+        return self.diff is not None and self.used >= self.diff
 
-    def change_deadline(self):
-        """(CPU deadline of a change starting now or None, whether it is past already)."""
-        now = time.process_time()
-        limits = [now + self.change_s] if self.change_s is not None else []
-        if self.diff_s is not None:
-            limits.append(self.started + self.diff_s)
-        deadline = min(limits) if limits else None
-        return deadline, deadline is not None and deadline <= now
+    def change_limit(self):
+        """Candidates the next change may check (None: no bound)."""
+        limits = [n for n in (self.change, None if self.diff is None else self.diff - self.used) if n is not None]
+        return max(0, min(limits)) if limits else None
 
     def search_left(self):
-        return None if self.search_s is None else self.search_s - self.searched
+        return None if self.search is None else self.search - self.searched
+
+    def fits(self, used, searched) -> bool:
+        """Would work that took ``used`` candidates (``searched`` of them in
+        the search) run to its end within what is left?"""
+        limit, left = self.change_limit(), self.search_left()
+        return (limit is None or used <= limit) and (left is None or searched <= left)
+
+    def charge(self, used, searched) -> None:
+        self.used += used
+        self.searched += searched
+
+
+class _Meter:
+    """One change's count of candidates against its share of the budget."""
+
+    def __init__(self, budget):
+        self.budget, self.limit, self.search_limit = budget, budget.change_limit(), budget.search_left()
+        self.used = self.searched = 0
+        self.spent = []  # which budget stopped the work: "change" or "search"
+
+    def tick(self) -> bool:
+        """Before each candidate: True once the change's budget is spent."""
+        if self.limit is not None and self.used >= self.limit:
+            self.spent.append("change")
+            return True
+        self.used += 1
+        return False
+
+    def search_tick(self) -> bool:
+        if self.search_limit is not None and self.searched >= self.search_limit:
+            self.spent.append("search")
+            return True
+        if self.tick():
+            return True
+        self.searched += 1
+        return False
 
 
 def attach_witnesses(result, min_severity="BREAKING", max_candidates=200, max_constructive=300,
-                     max_shrink=300, max_size=10_000, time_budget_s=0.5, include_suppressed=False,
-                     diff_budget_s=2.0, search_budget_s=0.02) -> dict:
+                     max_shrink=300, max_size=10_000, change_budget=600, include_suppressed=False,
+                     diff_budget=6000, search_budget=400) -> dict:
     """Set ``witness`` / ``witness_note`` on every change of ``result`` at or
     above ``min_severity`` (effective severity). Changes below it, and
     suppressed ones unless ``include_suppressed``, are left untouched (both
-    None: not attempted). ``time_budget_s`` bounds one change,
-    ``diff_budget_s`` the whole diff and ``search_budget_s`` the random
-    search across it (CPU seconds; None: unbounded). Returns counts:
+    None: not attempted). ``change_budget`` bounds one change,
+    ``diff_budget`` the whole diff and ``search_budget`` the random search
+    across it (candidates checked; None: unbounded). Returns counts:
     witnessed, accepted_but_ignored, none_by_nature, not_found, cut_short,
     skipped, and the seconds spent."""
     if min_severity not in RANK:
         raise ValueError(f"unknown severity {min_severity!r}")
     started = time.perf_counter()
-    budget = Budget(time_budget_s, diff_budget_s, search_budget_s)
+    budget = Budget(change_budget, diff_budget, search_budget)
     stats = _Stats(witnessed=0, accepted_but_ignored=0, none_by_nature=0, not_found=0,
                    cut_short=0, skipped=0)
     renames = {c.new: c.old for c in result.changes if c.rule == "tool.renamed"}
@@ -96,8 +129,8 @@ def attach_witnesses(result, min_severity="BREAKING", max_candidates=200, max_co
             stats.bump("skipped")
             continue
         if budget.diff_spent():
-            witness, note = None, (f"no witness: cut short, the diff's witness time budget of "
-                                   f"{diff_budget_s}s was spent before this change")
+            witness, note = None, (f"no witness: cut short, the diff's witness budget of "
+                                   f"{diff_budget} candidates was spent before this change")
         else:
             witness, note = witness_for(change, result.old, result.new, renames=renames,
                                         max_candidates=max_candidates,
@@ -153,12 +186,12 @@ _MEMO_MAX = 4096
 
 
 def witness_for(change, old_manifest, new_manifest, renames=None, max_candidates=200,
-                max_constructive=300, max_shrink=300, max_size=10_000, time_budget_s=0.5,
+                max_constructive=300, max_shrink=300, max_size=10_000, change_budget=600,
                 budget=None, tools=None):
     """(witness dict or None, note or None) for one change (``tools``: both
     manifests' tools by name, when the caller has them)."""
     if budget is None:
-        budget = Budget(time_budget_s, None, None)
+        budget = Budget(change_budget, None, None)
     rule = change.rule
     if not (rule.startswith("tool.input.") or rule.startswith("tool.output.")):
         return None, ("not a schema change: validation witnesses exist only for "
@@ -190,15 +223,20 @@ def witness_for(change, old_manifest, new_manifest, renames=None, max_candidates
     key = (rule, rel, canonical(old_raw), canonical(new_raw), max_candidates, max_constructive,
            max_shrink, max_size)
     found = _MEMO.get(key)
-    if found is not None:
-        witness, note = found
+    if found is not None and budget.fits(*found[2:]):
+        # charged what working it out took, so the rest of the diff sees the
+        # same budget as in a process that never saw this change before
+        witness, note, used, searched = found
+        budget.charge(used, searched)
         return copy.deepcopy(witness), note
+    meter = _Meter(budget)
     witness, note = _work(change, rule, side, suffix, key[0:4], entity, old_raw, new_raw,
-                          max_candidates, max_constructive, max_shrink, max_size, budget)
-    if note is None or "cut short" not in note:
+                          max_candidates, max_constructive, max_shrink, max_size, meter)
+    budget.charge(meter.used, meter.searched)
+    if not meter.spent:  # a result a budget cut short depends on what was left: never kept
         if len(_MEMO) >= _MEMO_MAX:
             _MEMO.clear()
-        _MEMO[key] = (copy.deepcopy(witness), note)
+        _MEMO[key] = (copy.deepcopy(witness), note, meter.used, meter.searched)
     return witness, note
 
 
@@ -230,7 +268,7 @@ def _normalised(raw, text):
 
 
 def _work(change, rule, side, suffix, rule_rel, entity, old_raw, new_raw, max_candidates,
-          max_constructive, max_shrink, max_size, budget):
+          max_constructive, max_shrink, max_size, meter):
     rel, old_text, new_text = rule_rel[1], rule_rel[2], rule_rel[3]
     key = SIDE_KEY[side]
     from pipeline.witness import construct, search
@@ -253,21 +291,7 @@ def _work(change, rule, side, suffix, rule_rel, entity, old_raw, new_raw, max_ca
         r_norm_judge = own_judge(r_n)
     except SchemaUnusable:
         r_norm_judge = None
-    deadline, past = budget.change_deadline()
-    spent = [True] if past else []  # which budget stopped the work
-
-    ticks = [0]
-
-    def clock():
-        # the CPU clock is a system call (8 to 50 us here, as much as a
-        # candidate): read it on every 16th candidate (each one is bounded;
-        # most changes are witnessed within the first few), and always once spent
-        ticks[0] += 1
-        if deadline is None or (ticks[0] % 16 and not spent):
-            return bool(spent)
-        if time.process_time() > deadline:
-            spent.append(True)
-        return bool(spent)
+    clock = meter.tick  # before each candidate: True once the change's budget is spent
 
     # backtracking patterns are never run on long texts (jsonschema-rs too)
     fancy = _fancy(a_raw, a_text) or _fancy(r_raw, r_text)
@@ -318,7 +342,7 @@ def _work(change, rule, side, suffix, rule_rel, entity, old_raw, new_raw, max_ca
         for candidate in construct.candidates(loc, suffix, base_list, max_constructive,
                                                hints=(change.old, change.new)):
             if clock():
-                return None, _cut_short(budget, tried, 0)
+                return None, _cut_short(meter, tried, 0)
             tried += 1
             grade = tier(candidate)
             if grade == 2:
@@ -337,27 +361,16 @@ def _work(change, rule, side, suffix, rule_rel, entity, old_raw, new_raw, max_ca
     searched = 0
     if found is None and loose is None and not (
             side == "input" and suffix == "property.removed" and ignored is not None):
-        left = budget.search_left()
-        if left is not None and left <= 0:
-            return None, _cut_short(budget, tried, 0, search=True)
-        began = time.process_time()
-        stop = None if left is None else began + left
-
-        def search_clock():
-            if stop is not None and time.process_time() > stop:
-                spent.append("search")
-                return True
-            return clock()
-
+        if meter.search_limit is not None and meter.search_limit <= 0:
+            return None, _cut_short(meter, tried, 0, search=True)
         shrink_it = True
         seed = search.seed_for(rule, list(rel), a_n, r_n)  # no tool name: memoised results stay the same
         starts = base_list if base_list is not None else quick or [None]
         clean, searched = search.search(lambda v: tier(v) == 2, a_n, r_n, starts, seed,
-                                        max_candidates, search_clock)
-        budget.searched += time.process_time() - began
+                                        max_candidates, meter.search_tick)
         found = clean
-        if found is None and spent:
-            return None, _cut_short(budget, tried, searched, search="search" in spent)
+        if found is None and meter.spent:
+            return None, _cut_short(meter, tried, searched, search="search" in meter.spent)
     need = 2
     if found is None and loose is not None:
         found, need = loose, 1
@@ -392,13 +405,14 @@ def _work(change, rule, side, suffix, rule_rel, entity, old_raw, new_raw, max_ca
             "validator": validator_label(a_judge, r_judge)}, None
 
 
-def _cut_short(budget, tried, searched, search=False) -> str:
+def _cut_short(meter, tried, searched, search=False) -> str:
+    budget = meter.budget
     if search:
-        what = f"the diff's search budget of {budget.search_s}s"
-    elif budget.diff_spent():
-        what = f"the diff's witness time budget of {budget.diff_s}s"
+        what = f"the diff's search budget of {budget.search} candidates"
+    elif budget.change is None or (budget.diff is not None and meter.limit < budget.change):
+        what = f"the diff's witness budget of {budget.diff} candidates"
     else:
-        what = f"the per-change time budget of {budget.change_s}s"
+        what = f"the per-change budget of {budget.change} candidates"
     return (f"no witness: cut short, {what} was spent ({tried} constructed and {searched} "
             "searched candidates tried, none confirmed)")
 

@@ -87,19 +87,19 @@ def _tight_pair():
 
 def test_a_spent_change_budget_says_so_in_the_note():
     result = _tight_pair()
-    stats = attach_witnesses(result, time_budget_s=0.0)
+    stats = attach_witnesses(result, change_budget=0)
     change = only(result, "tool.input.constraint.tightened")
     assert change.witness is None
-    assert change.witness_note.startswith("no witness: cut short, the per-change time budget")
+    assert change.witness_note.startswith("no witness: cut short, the per-change budget of 0 candidates")
     assert stats["cut_short"] == 1 and stats["not_found"] == 0
 
 
 def test_a_spent_diff_budget_says_so_for_every_change_left():
     result = _tight_pair()
-    attach_witnesses(result, diff_budget_s=0.0)  # (cut-short results are never remembered)
+    attach_witnesses(result, diff_budget=0)  # (cut-short results are never remembered)
     change = only(result, "tool.input.constraint.tightened")
     assert change.witness is None
-    assert "the diff's witness time budget of 0.0s was spent" in change.witness_note
+    assert "the diff's witness budget of 0 candidates was spent" in change.witness_note
 
 
 def test_a_spent_search_budget_says_so_when_construction_found_nothing():
@@ -109,9 +109,50 @@ def test_a_spent_search_budget_says_so_when_construction_found_nothing():
     new = obj({"s": {"type": "string", "pattern": "^[a-y]+$"}})
     result = DiffResult({"tools": [{"name": "t", "inputSchema": old}]},
                         {"tools": [{"name": "t", "inputSchema": new}]})
-    attach_witnesses(result, search_budget_s=0.0)
+    attach_witnesses(result, search_budget=0)
     [change] = [c for c in result.changes if c.severity == "BREAKING"]
     if change.witness is None:  # construction may still find "z"; if not, the note names the search
-        assert "the diff's search budget of 0.0s" in change.witness_note
+        assert "the diff's search budget of 0 candidates" in change.witness_note
     else:
         assert _valid(old, change.witness["value"]) and not _valid(new, change.witness["value"])
+
+
+def test_budgets_count_candidates_so_a_loaded_machine_gets_the_same_witnesses(tmp_path, monkeypatch):
+    """A real pair whose budgets bind (mongodb-mcp-server 2.1.1 -> 3.0.3: some
+    witnesses are cut short): two processes with other hash seeds, and one in
+    which every clock reading jumps a second (a machine far slower than this
+    one), give the same report, byte for byte."""
+    import gzip
+    import os
+    import time
+
+    from pipeline.engine.result import DiffResult
+    import pipeline.witness.attach as attach
+
+    captures = pathlib.Path(__file__).resolve().parents[2] / "data" / "ecosystem" / "captures" / "mongodb-mcp-server"
+    paths = []
+    for version in ("2.1.1", "3.0.3"):
+        path = tmp_path / f"{version}.json"
+        path.write_bytes(gzip.decompress((captures / f"{version}.json.gz").read_bytes()))
+        paths.append(str(path))
+    reports = []
+    for seed in ("1", "2"):
+        done = subprocess.run([str(MCPDELTA), "diff", *paths, "--format", "json"], capture_output=True,
+                              timeout=HANG, env={**os.environ, "PYTHONHASHSEED": seed})
+        assert done.returncode == 1, done.stderr
+        reports.append(done.stdout)
+    assert reports[0] == reports[1]
+    cut = [c for c in json.loads(reports[0])["changes"] if "cut short" in (c.get("witness_note") or "")]
+    assert cut  # the budgets did bind on this pair
+
+    def witnesses():
+        attach._MEMO.clear()
+        result = DiffResult(*(json.loads(pathlib.Path(p).read_text()) for p in paths))
+        attach_witnesses(result)
+        return [(c.rule, c.path, c.witness, c.witness_note) for c in result.changes]
+
+    quick = witnesses()
+    ticks = iter(range(10**9))
+    monkeypatch.setattr(time, "process_time", lambda: float(next(ticks)))
+    monkeypatch.setattr(time, "perf_counter", lambda: float(next(ticks)))
+    assert witnesses() == quick
