@@ -230,10 +230,18 @@ async def capture(transport, limits: Limits, client: ClientIdentity | None = Non
     except TimeoutError:
         raise CrawlError("timeout", f"could not connect within {limits.start_timeout_s:g}s",
                          transient=transport.remote) from None
-    found = await session.discover(notes) if discover and client.modern_version else None
+    asked = discover and client.modern_version
+    found = await session.discover(notes) if asked else None
     if found is None:
         try:
             manifest = dict(await session.initialize(notes))
+        except CrawlError as exc:
+            # an older server can die of the unknown method after it stopped
+            # answering: start it again and ask only initialize
+            if asked and exc.kind == "server_exited" and not transport.remote:
+                raise DiscoverBroke(exc.kind, f"after server/discover went unanswered ({notes.discover_note}), "
+                                              f"on initialize: {exc.message}") from None
+            raise
         except ModernAfterAll:
             late = notes.discover_note
             found = await session.discover(notes, limits.start_timeout_s)  # it has started: no race now

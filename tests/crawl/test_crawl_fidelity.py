@@ -56,6 +56,15 @@ def test_a_server_silent_or_dying_on_discover_is_asked_with_initialize(tmp_path)
     assert [t["name"] for t in dying.manifest["tools"]] == ["alpha"]
 
 
+def test_a_server_silent_on_discover_that_dies_on_initialize_is_started_again(tmp_path):
+    # older Python SDK servers: no answer to the unknown method, then the
+    # process dies of it while initialize waits
+    rec = only(run_crawl([stdio_target("silent-then-die")], tmp_path, fast_limits(discover_timeout_s=0.5)))
+    assert rec.ok and rec.handshake == "initialize" and rec.attempts == 1, rec.error
+    assert any("started again for initialize" in w and "went unanswered" in w for w in rec.warnings), rec.warnings
+    assert [t["name"] for t in rec.manifest["tools"]] == ["alpha"]
+
+
 def test_a_late_discover_answer_still_wins(tmp_path):
     # the probe gives up before the server has started; the server then answers it,
     # refuses the initialize that followed (-32022), and is asked again, as the SDK client does

@@ -11,6 +11,8 @@ node-crash (a Node-style crash report on stderr), leak-long (a long secret
 with inner whitespace on stderr, then a crash), setsid-child (a child in its
 own session and a double-forked grandchild, both ignoring SIGTERM),
 silent-discover (never answers server/discover), die-on-discover (exits on it),
+silent-then-die (silent on server/discover, then dies on the next request, as
+older Python SDK servers do),
 hang, hang-stubborn (ignores SIGTERM and stdin EOF), exit-early,
 partial-line, crash-mid-list, garbage, huge, flood, cycle, endless,
 reject-prompts, init-error, echo-secret, leak-crash, old-only, echo-client (serverInfo
@@ -69,12 +71,22 @@ INIT = {"protocolVersion": "2025-06-18", "capabilities": CAPS,
         "instructions": "Be careful.", "_meta": {"io.example/init": True}, "x-top-level": [1, {"two": 2}]}
 
 
+DISCOVERED = []  # silent-then-die: server/discover was asked on this start
+
+
 def handle(msg):
     method = msg.get("method")
     if "id" not in msg:
         return
     if method == "server/discover" and MODE == "silent-discover":
         return  # as some older servers do with a request before initialize
+    if MODE == "silent-then-die" and method == "server/discover":
+        DISCOVERED.append(True)
+        return
+    if MODE == "silent-then-die" and DISCOVERED:
+        sys.stderr.write("pydantic_core._pydantic_core.ValidationError: 24 validation errors for ClientRequest\n")
+        sys.stderr.flush()
+        os._exit(1)
     if method == "server/discover" and MODE == "die-on-discover":
         sys.stderr.write("TypeError: unknown method server/discover\n")
         sys.stderr.flush()
