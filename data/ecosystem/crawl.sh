@@ -35,13 +35,14 @@ runner() {  # runner K: the servers nobody has done or claimed, into its own fol
     mkdir "$out/claims/$id" 2>/dev/null || continue
     echo "== $(date -u +%FT%TZ) [$k] $id"
     "$bin" crawl --servers "$servers" --out "$dir/a" --cache "$out/cache" --only "$id" --concurrency "$jobs"
-    # 130/143: the crawl was stopped; a second pass now would log every release
-    # as missing from the cache
-    rc=$?; case $rc in 130|143) return $rc;; esac
+    # 0: all captured, 1: some failed (each logged); anything else (130/143 the
+    # crawl was stopped, 127 no mcpdelta) and a second pass now would log every
+    # release as missing from the cache
+    rc=$?; case $rc in 0|1) ;; *) return $rc;; esac
     "$(dirname "$bin")/python" "$check" "$servers" "$dir/a" "$dir/sdk-check.tsv" --cache "$out/cache" --only "$id"
     "$bin" crawl --servers "$servers" --out "$dir/b" --cache "$out/cache" --only "$id" --concurrency "$jobs" --offline \
         --client-name mcpdelta-survey-second-pass --client-version 0.0.2 --release-installs
-    rc=$?; case $rc in 130|143) return $rc;; esac
+    rc=$?; case $rc in 0|1) ;; *) return $rc;; esac
     touch "$out/done/$id"
   done
 }
