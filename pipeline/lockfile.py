@@ -20,6 +20,7 @@ import yaml
 
 from pipeline import contract as C
 from pipeline import lockprobes as P
+from pipeline.engine.change import sorted_keys
 from pipeline.errors import InputError
 from pipeline.inputs import load_yaml, read_text
 
@@ -146,21 +147,12 @@ def build_lockfile(manifest: dict, generated_for, semvers: dict, embed: bool = T
         entry = {"semver": semvers.get(name, DEFAULT_SEMVER),
                  "contract_digest": C.digest_contract(contract)}
         if embed:
-            entry["contract"] = _key_sorted(contract)
+            entry["contract"] = sorted_keys(contract)
         if name in probes:
             entry["probes"] = probes[name]
         tools[name] = entry
     return {"version": LOCK_VERSION, "generated_for": generated_for, "tools": tools}
 
-
-def _key_sorted(value):
-    """Same contract, keys in a fixed order: the YAML then depends only on the
-    contract, not on the order the server happened to send keys in."""
-    if isinstance(value, dict):
-        return {k: _key_sorted(value[k]) for k in sorted(value)}
-    if isinstance(value, list):
-        return [_key_sorted(v) for v in value]
-    return value
 
 
 class _Dumper(yaml.SafeDumper):

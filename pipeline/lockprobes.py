@@ -18,6 +18,7 @@ least a patch when it is not.
 
 import re
 
+from pipeline.engine.change import sorted_keys
 from pipeline.errors import InputError
 
 PINNED = ("result", "tool_error")  # what a call that answered can pin; a timeout pins nothing
@@ -58,24 +59,17 @@ def pin(manifest: dict, embed: bool) -> tuple[dict, list[str]]:
         if what["outcome"] not in PINNED:
             notes.append(f"probe {probe.get('name')!r} not pinned: its call ended in {what['outcome']}")
             continue
-        entry = {"name": probe["name"], "arguments": _key_sorted(probe.get("arguments") or {}),
+        entry = {"name": probe["name"], "arguments": sorted_keys(probe.get("arguments") or {}),
                  "outcome": what["outcome"]}
         if what["shape"] is not None:
             entry["shape_hash"] = shape_hash(what["shape"])
             if embed:
-                entry["shape"] = _key_sorted(what["shape"])
+                entry["shape"] = sorted_keys(what["shape"])
         by_tool.setdefault(probe["tool"], []).append(entry)
     for entries in by_tool.values():
         entries.sort(key=lambda e: e["name"])
     return by_tool, notes
 
-
-def _key_sorted(value):
-    if isinstance(value, dict):
-        return {k: _key_sorted(value[k]) for k in sorted(value)}
-    if isinstance(value, list):
-        return [_key_sorted(v) for v in value]
-    return value
 
 
 # --- reading -----------------------------------------------------------------

@@ -16,12 +16,12 @@ def short(value, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _sorted_keys(value):
+def sorted_keys(value):
     """Key order is notation: reports print objects with sorted keys."""
     if isinstance(value, dict):
-        return {k: _sorted_keys(value[k]) for k in sorted(value)}
+        return {k: sorted_keys(value[k]) for k in sorted(value)}
     if isinstance(value, list):
-        return [_sorted_keys(v) for v in value]
+        return [sorted_keys(v) for v in value]
     return value
 
 
@@ -68,8 +68,8 @@ class Change:
             "default_severity": self.default_severity,
             "entity": self.entity,
             "path": self.path,
-            "old": _sorted_keys(self.old),
-            "new": _sorted_keys(self.new),
+            "old": sorted_keys(self.old),
+            "new": sorted_keys(self.new),
             "message": self.message,
             "note": self.note,
             "suppressed": self.suppressed,
