@@ -9,7 +9,9 @@ published (npm ``--before``, pip ``--uploaded-prior-to`` a minute after the
 publish time), so old releases get the dependencies they were tested with.
 When that fails because a dependency is dated after the release (npm
 ``ETARGET``, pip "No matching distribution"), a second try uses a cut-off
-``late_days`` later, and the install records that it did (``retry``).
+``late_days`` later and a third none (today's dependencies); the install
+records which one it took (``retry``), and an install all three fail says
+the registry does not hold what it needs at any date.
 
     <cache>/npm/<name>/<version>~<key>/   npm install --prefix
     <cache>/pypi/<name>/<version>~<key>/  a venv, pip install <name>==<version>
@@ -266,25 +268,32 @@ class PackageCache:
                 shutil.rmtree(work, ignore_errors=True)
 
     async def _install_dated(self, work: Path, registry, name, version, published_at, bin_name, python) -> dict:
-        """The install as of the publish time; again with a later cut-off when a dependency is dated late."""
+        """The install as of the publish time; when a dependency is dated after
+        that, again with a cut-off ``late_days`` later, then with none."""
         run = self._install_npm if registry == "npm" else self._install_pypi
         before = _after(published_at)
-        try:
-            return await run(work, name, version, before, bin_name, python)
-        except CrawlError as exc:
-            if not (before and exc.kind == "install_failed" and dated_late(exc.message)):
-                raise
-            first = exc.message
+        if before is None:
+            return await run(work, name, version, None, bin_name, python)
         later = _after(published_at, minutes=self.late_days * 24 * 60)
-        _empty(work)
-        try:
-            info = await run(work, name, version, later, bin_name, python)
-        except CrawlError as again:
-            raise CrawlError(again.kind, f"{again.message} (also with a cut-off of {later}, "
-                                         f"{self.late_days:g} days after the release; first: {first})") from None
-        info["retry"] = short(f"installed with a cut-off of {later} ({self.late_days:g} days after the release): "
-                              f"as of its release, {first}", 1000)
-        return info
+        tries = [(before, None), (later, f"a cut-off of {later} ({self.late_days:g} days after the release)"),
+                 (None, "no cut-off (today's dependencies)")]
+        failed: list[str] = []
+        for cut, how in tries:
+            if failed:
+                _empty(work)
+            try:
+                info = await run(work, name, version, cut, bin_name, python)
+            except CrawlError as exc:
+                if not (exc.kind == "install_failed" and dated_late(exc.message)):
+                    raise CrawlError(exc.kind, _tried(exc.message, failed)) from None
+                failed.append(exc.message if how is None else f"with {how}: {exc.message}")
+                continue
+            if how is not None:
+                info["retry"] = short(f"installed with {how}: as of its release, {failed[0]}", 1000)
+            return info
+        # no date helps: what it needs is not in the registry at all
+        last = failed[-1].split(": ", 1)[1].rstrip(".")
+        raise CrawlError("install_failed", _tried(f"{last} (at any date: the registry does not hold it)", failed[:-1]))
 
     async def _install_npm(self, work: Path, name: str, version: str, before, bin_name, python=None) -> dict:
         npm = shutil.which("npm")
@@ -294,7 +303,8 @@ class PackageCache:
                 "--loglevel=error", f"{name}@{version}"]
         if before:
             argv.append(f"--before={before}")
-        env = dict(os.environ, npm_config_cache=str(self.downloads("npm")))
+        # npm_config_yes: a lifecycle script's own npx call (``npx only-allow``) may fetch what it runs
+        env = dict(os.environ, npm_config_cache=str(self.downloads("npm")), npm_config_yes="true")
         code, _, err = await run_process(argv, self.timeout, env=env)
         if code != 0:
             raise CrawlError("install_failed", f"npm install {name}@{version}: {npm_reason(err) or 'failed'}")
@@ -305,7 +315,11 @@ class PackageCache:
         if not bins:
             raise CrawlError("install_failed", f"{name}@{version} has no executable ('bin')")
         chosen = _choose(bins, bin_name, name)
-        return {"argv": [f"node_modules/.bin/{chosen}"]}
+        link = chosen.rsplit("/", 1)[-1]  # npm links a scoped key ("@org/tool") by its last part
+        if not (work / "node_modules" / ".bin" / link).exists():
+            raise CrawlError("install_failed", f"{name}@{version}: npm linked no executable {link!r} "
+                                               f"(its bin {chosen!r} names {bins[chosen]!r}, which the package lacks)")
+        return {"argv": [f"node_modules/.bin/{link}"]}
 
     async def _install_pypi(self, work: Path, name: str, version: str, before, bin_name, python=None) -> dict:
         found = interpreters()
@@ -385,6 +399,12 @@ class PackageCache:
             total -= size
             if total <= self.download_cache_bytes * 0.8:
                 return
+
+
+def _tried(message: str, failed: list[str]) -> str:
+    """An install's last error, with what the earlier tries said."""
+    return message if not failed else f"{message} (first, as of its release: {failed[0]}" + (
+        f"; then {'; then '.join(failed[1:])})" if failed[1:] else ")")
 
 
 def _empty(folder: Path) -> None:

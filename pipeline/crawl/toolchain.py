@@ -109,7 +109,8 @@ def pip_reason(err: str) -> str:
 
 def dated_late(err: str) -> bool:
     """Did an install fail because something it needs is dated after the cut-off?"""
-    return bool(re.search(r"ETARGET|No matching version found|No matching distribution found|"
+    # npm: ETARGET (no version of a range so old), ENOVERSIONS (no version at all so old)
+    return bool(re.search(r"ETARGET|ENOVERSIONS|No matching version found|No matching distribution found|"
                           r"Could not find a version that satisfies", err)) and "Requires-Python" not in err
 
 

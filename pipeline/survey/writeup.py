@@ -268,8 +268,10 @@ def _method(rows, total, page) -> str:
   not with today's; a PyPI server gets the interpreter its
   `Requires-Python` asks for. When a dependency the release needs is dated
   after it (a sibling package published minutes later, a re-uploaded
-  file), the install is tried once more with a cut-off a week later, and
-  the release is listed apart (*Coverage*). The date each install was
+  file), the install is tried again with a cut-off a week later, then
+  with none (today's dependencies), and the release is listed apart
+  (*Coverage*); when no date helps, the failure says the registry does not
+  hold what it needs. The date each install was
   pinned to is in *Every release* below. The registry's date can be wrong
   (a re-upload dates an old release after its successors); such releases
   are marked *dated late*, and those whose input schemas came out empty
@@ -343,7 +345,7 @@ def _coverage(rows, total) -> str:
     retries = rows["install_retries"]
     lines += ["", f"Captured only with a later dependency cut-off (`install_retries.sql`): "
               f"{_count(len(retries), 'release')}, counted like the others, their dependencies up to a "
-              "week newer than their users had" + (":" if retries else "."), ""]
+              "week newer than their users had, or today's where it says no cut-off" + (":" if retries else "."), ""]
     lines += [f"- {r['server_id']} {r['version']} ({_day(r['published_at'])}): {_cell(r['retry'])}"
               for r in retries]
     return "\n".join(lines)

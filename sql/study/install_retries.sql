@@ -1,8 +1,8 @@
 -- The releases captured only with a later dependency cut-off: their first
 -- install failed on a dependency the registry dates after the release, and
--- the second try (a cut-off a week later) worked. Counted apart: their
--- dependencies are a little newer than their users had. With why the
--- first try failed.
+-- a later try (a cut-off a week later, else none) worked. Counted apart:
+-- their dependencies are newer than their users had. With how it was
+-- installed and why the first try failed.
 SELECT server_id, version, min(published_at) AS published_at,
        arg_min(install_retry, attempted_at) AS retry
 FROM attempts

@@ -178,6 +178,51 @@ def test_npm_etarget_gets_a_second_try_and_a_failed_lookup_says_why(tmp_path, np
     assert "E404" in missing.error and "complete log" not in missing.error
 
 
+def test_npm_installs_as_users_get_them_or_say_what_the_registry_lacks(tmp_path, npm_registry):
+    reg = npm_registry
+    # a dependency only published two months after the release: a week is not enough, today's is
+    reg.add("mcpdelta-fx-farlate", "1.0.0", "2025-01-01T00:00:00.000Z",
+            dependencies={"mcpdelta-fx-farlatedep": "^3.0.0"}, server=True)
+    reg.add("mcpdelta-fx-farlatedep", "3.0.0", "2025-03-01T00:00:00.000Z")
+    # a pinned dependency the registry never had
+    reg.add("mcpdelta-fx-absent", "1.0.0", "2025-01-01T00:00:00.000Z",
+            dependencies={"mcpdelta-fx-npmdep": "9.9.9"}, server=True)
+    # a scoped bin key: npm links it by its last part
+    reg.add("@mcpdelta-fx/scoped", "1.0.0", "2025-01-01T00:00:00.000Z", server=True)
+    # a bin naming a file the package does not ship
+    reg.add("mcpdelta-fx-nobinfile", "1.0.0", "2025-01-01T00:00:00.000Z", server=True,
+            bin_file="dist/missing.js")
+    # a lifecycle script that runs a package through npx, as `npx only-allow` does
+    reg.add("mcpdelta-fx-helper", "1.0.0", "2024-12-01T00:00:00.000Z", server=True)
+    reg.add("mcpdelta-fx-npx", "1.0.0", "2025-01-01T00:00:00.000Z", server=True,
+            scripts={"preinstall": "npx mcpdelta-fx-helper --version < /dev/null"})
+    servers = write(tmp_path / "servers.yaml", """servers:
+  - {id: farlate, package: {registry: npm, name: mcpdelta-fx-farlate, versions: latest}}
+  - {id: absent, package: {registry: npm, name: mcpdelta-fx-absent, versions: latest}}
+  - {id: scoped, package: {registry: npm, name: "@mcpdelta-fx/scoped", versions: latest}}
+  - {id: nobinfile, package: {registry: npm, name: mcpdelta-fx-nobinfile, versions: latest}}
+  - {id: npx, package: {registry: npm, name: mcpdelta-fx-npx, versions: latest}}
+""")
+    targets, _ = load(servers)
+    cache = PackageCache(tmp_path / "cache", 300)
+    records = asyncio.run(crawl(targets, fast_limits(total_timeout_s=300), tmp_path / "out", cache=cache))
+    by = {r.id: r for r in records}
+    farlate = by["farlate"]
+    assert farlate.ok, farlate.error
+    assert farlate.install_retry.startswith("installed with no cut-off")
+    assert "mcpdelta-fx-farlatedep" in farlate.install_retry
+    absent = by["absent"]
+    assert not absent.ok and absent.error_kind == "install_failed"
+    assert "mcpdelta-fx-npmdep@9.9.9" in absent.error and "the registry does not hold it" in absent.error
+    assert "first, as of its release" in absent.error and "days after the release" in absent.error
+    assert by["scoped"].ok, by["scoped"].error
+    assert by["scoped"].manifest["tools"][0]["name"] == "hello"
+    nobin = by["nobinfile"]
+    assert not nobin.ok and nobin.error_kind == "install_failed"
+    assert "dist/missing.js" in nobin.error and "lacks" in nobin.error
+    assert by["npx"].ok, by["npx"].error
+
+
 def test_an_install_of_the_unkeyed_layout_is_reused_only_with_default_options(tmp_path):
     root = tmp_path / "cache" / "npm" / "fake-mcp"
     (root / "1.0.0").mkdir(parents=True)

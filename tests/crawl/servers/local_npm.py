@@ -30,11 +30,13 @@ rl.on('line', (line) => {
 """
 
 
-def build_tarball(name, version, dependencies, server) -> bytes:
+def build_tarball(name, version, dependencies, server, bin_file="server.js", scripts=None) -> bytes:
     pkg = {"name": name, "version": version, "dependencies": dependencies}
+    if scripts:
+        pkg["scripts"] = scripts
     files = {"package/package.json": json.dumps(pkg)}
     if server:
-        pkg["bin"] = {name: "server.js"}
+        pkg["bin"] = {name: bin_file}  # a scoped name is a scoped bin key, as npm allows
         files["package/package.json"] = json.dumps(pkg)
         files["package/server.js"] = SERVER_JS
     buf = io.BytesIO()
@@ -53,8 +55,11 @@ class LocalNpm(LoopbackRegistry):
         self.blobs: dict[str, bytes] = {}
         self._server = None
 
-    def add(self, name, version, published, dependencies=None, server=False) -> None:
-        data = build_tarball(name, version, dependencies or {}, server)
+    def add(self, name, version, published, dependencies=None, server=False, bin_file="server.js",
+            scripts=None) -> None:
+        """``bin_file`` other than server.js names a file the package lacks;
+        ``scripts`` are lifecycle scripts npm runs at install."""
+        data = build_tarball(name, version, dependencies or {}, server, bin_file, scripts)
         key = f"{name}-{version}.tgz"
         self.blobs[key] = data
         doc = self.packages.setdefault(name, {"name": name, "versions": {}, "time": {}, "dist-tags": {}})
@@ -62,7 +67,10 @@ class LocalNpm(LoopbackRegistry):
                     "dist": {"tarball": f"/-/{key}", "shasum": hashlib.sha1(data).hexdigest(),
                              "integrity": "sha512-" + base64.b64encode(hashlib.sha512(data).digest()).decode()}}
         if server:
-            manifest["bin"] = {name: "server.js"}
+            manifest["bin"] = {name: bin_file}
+        if scripts:
+            manifest["scripts"] = scripts
+            manifest["hasInstallScript"] = True
         doc["versions"][version] = manifest
         doc["time"][version] = published
         doc["time"].setdefault("created", published)
