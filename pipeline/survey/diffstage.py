@@ -66,9 +66,10 @@ class _Contracts:
 
     A pair is diffed on reduced manifests: both surfaces (the capture
     without its tools) plus only the tools whose whole-tool hash differs
-    between the two sides. An unchanged tool can produce no change, so the
-    result is the same as diffing the whole manifests, at the cost of the
-    tools that moved."""
+    between the two sides, and those a probe of the new side called (its
+    answer is checked against the tool's outputSchema). Any other unchanged
+    tool can produce no change, so the result is the same as diffing the
+    whole manifests, at the cost of the tools that moved."""
 
     def __init__(self, lake, servers):
         stored = lake.read_servers("manifests", servers,
@@ -129,6 +130,9 @@ class _Contracts:
         old_h, new_h = self.hashes(server_id, old_digest), self.hashes(server_id, new_digest)
         moved = {n for n in (old_h or {}).keys() | (new_h or {}).keys()
                  if (old_h or {}).get(n) != (new_h or {}).get(n)}
+        probes = self.surface(server_id, new_digest, sources[1]).get("probes")
+        if isinstance(probes, list):
+            moved |= {p.get("tool") for p in probes if isinstance(p, dict)}
         for digest, hashes, source in ((old_digest, old_h, sources[0]), (new_digest, new_h, sources[1])):
             manifest = dict(self.surface(server_id, digest, source))  # its own tools list
             if hashes is not None:

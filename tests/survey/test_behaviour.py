@@ -7,9 +7,10 @@ Server ``s``, three releases, each probed (worked out by hand):
 1.1.0  ``status``'s schemas unchanged, its answer lost ``count``
        (tool.behaviour.field.removed, BREAKING): shape changed, schemas not.
 1.2.0  ``status`` gains an input property (a schema change) and ``count``
-       comes back: not counted as shape-only. ``air``'s description is
-       reworded (not a schema) and it answers {aqi: "bad"} against its own
-       schema: violated (and its type changed, schemas not).
+       comes back: not counted as shape-only. ``air`` is unchanged (so the
+       diff stage must bring it into the pair for its probe) and answers
+       {aqi: "bad"} against its own schema: violated (and its type changed,
+       schemas not).
 
 Server ``plain``: two releases, no probes: not in the section.
 """
@@ -64,8 +65,8 @@ def lake_of(tmp_path):
     rows, attempts = [], []
     for server, releases in RELEASES.items():
         for version, (tools, probes) in releases.items():
-            air = {"name": "air", "description": "Air quality." if version < "1.2.0" else "Air quality, now.",
-                   "inputSchema": {"type": "object"}, "outputSchema": AIR_SCHEMA}
+            air = {"name": "air", "description": "Air quality.", "inputSchema": {"type": "object"},
+                   "outputSchema": AIR_SCHEMA}
             tools = tools + ([air] if server == "s" else [])
             manifest = {"tools": tools, **({"probes": probes} if probes is not None else {})}
             row = capture_row(server, version, json.dumps(manifest), source="test", captured_at=day)
