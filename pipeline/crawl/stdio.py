@@ -17,6 +17,7 @@ bytes before its tail is cut, and only that tail is kept.
 from __future__ import annotations
 
 import asyncio
+import errno
 import os
 import signal
 import uuid
@@ -60,7 +61,12 @@ class StdioTransport:
                 start_new_session=True, limit=self.limits.max_message_bytes,
             )
         except OSError as exc:
-            raise CrawlError("spawn_failed", f"cannot start {self.command!r}: {exc.strerror or exc}") from None
+            why = exc.strerror or str(exc)
+            if exc.errno == errno.ENOEXEC:  # a script the kernel cannot run: no "#!" line
+                why += " (the file does not start with a #! line naming its interpreter)"
+            elif exc.errno == errno.ENOENT and os.path.islink(self.command):
+                why += f" (a link to {os.readlink(self.command)!r}, which does not exist)"
+            raise CrawlError("spawn_failed", f"cannot start {self.command!r}: {why}") from None
         self._stderr_task = asyncio.create_task(self._drain_stderr())
 
     async def _drain_stderr(self) -> None:

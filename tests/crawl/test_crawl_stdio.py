@@ -91,6 +91,23 @@ def test_spawn_failure(tmp_path):
     assert rec.error_kind == "spawn_failed" and "no-such-server" in rec.error
 
 
+def test_a_script_without_an_interpreter_line_or_a_dangling_link_says_so(tmp_path):
+    script = tmp_path / "server.mjs"  # as some npm packages ship their bin
+    script.write_text("console.log('hi')\n")
+    script.chmod(0o755)
+    link = tmp_path / "dangling"
+    link.symlink_to(tmp_path / "dist" / "missing.js")
+    records = {}
+    for name, command in (("noshebang", script), ("dangling", link)):
+        target = stdio_target("ok")
+        target.command = str(command)
+        records[name] = only(run_crawl([target], tmp_path / f"out-{name}"))
+    assert records["noshebang"].error_kind == "spawn_failed"
+    assert "does not start with a #! line" in records["noshebang"].error
+    assert records["dangling"].error_kind == "spawn_failed"
+    assert "missing.js" in records["dangling"].error and "does not exist" in records["dangling"].error
+
+
 @pytest.mark.parametrize("mode", ["hang", "hang-stubborn"])
 def test_hang_times_out_and_the_whole_group_dies(tmp_path, monkeypatch, mode):
     pidfile = tmp_path / "pids"
