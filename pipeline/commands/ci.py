@@ -97,11 +97,12 @@ def _check(server_id: str, args, policy, lockfile: bool) -> Checked:
 
     path = args.baseline if lockfile else os.path.join(args.baseline, f"{server_id}.json")
     try:
-        live = capture_live(args.servers, server_id, offline=args.offline)
         if args.update_baseline:
-            _write_baseline(path, live, lockfile, server_id)
+            _write_baseline(path, capture_live(args.servers, server_id, offline=args.offline), lockfile, server_id)
             return Checked(server_id, path, updated=True)
-        baseline = _read_baseline(path, lockfile)
+        baseline, pinned_calls = _read_baseline(path, lockfile)
+        # a lockfile's pinned probes are called again, as verify-lock does
+        live = capture_live(args.servers, server_id, offline=args.offline, probes=pinned_calls or None)
         result = DiffResult(baseline, live, policy, old_source=path, new_source=f"live:{server_id}")
         if policy.witness != "never":
             from pipeline.witness import attach_witnesses
@@ -112,20 +113,26 @@ def _check(server_id: str, args, policy, lockfile: bool) -> Checked:
         return Checked(server_id, path, error=str(exc))
 
 
-def _read_baseline(path: str, lockfile: bool) -> dict:
+def _read_baseline(path: str, lockfile: bool) -> tuple[dict, list]:
+    """The baseline manifest, and the probe calls to make live (a lockfile's pinned ones)."""
     if not lockfile:
         from pipeline.engine.manifest import read_manifest
 
         if not os.path.exists(path):
             raise InputError(path, "no baseline for this server (write one with --update-baseline)")
-        return read_manifest(path)
+        return read_manifest(path), []
     from pipeline.lockfile import read_lockfile
+    from pipeline.lockprobes import probes_to_run
 
     lock = read_lockfile(path)
     if any(entry.contract is None for entry in lock.tools.values()):
         raise InputError(path, "the lockfile pins digests only (written with --no-contract); "
                                "ci compares contracts: lock again without --no-contract")
-    return {"tools": [lock.tools[name].contract for name in sorted(lock.tools)]}
+    baseline = {"tools": [lock.tools[name].contract for name in sorted(lock.tools)]}
+    pinned = [p.as_probe() for name in sorted(lock.tools) for p in lock.tools[name].probes]
+    if pinned:
+        baseline["probes"] = pinned
+    return baseline, probes_to_run(lock)
 
 
 def _write_baseline(path: str, live: dict, lockfile: bool, server_id: str) -> None:

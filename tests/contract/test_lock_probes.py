@@ -203,3 +203,21 @@ def test_a_malformed_probes_block_is_a_one_line_error_from_the_cli(weather, tmp_
     assert relock.returncode == 2
     assert relock.stderr.count("\n") == 1 and problem in relock.stderr
     assert not (tmp_path / "new.lock.yaml").exists()
+
+
+def test_ci_with_a_lockfile_baseline_makes_its_pinned_calls(weather, tmp_path):
+    def rules(sarif):
+        doc = json.loads(sarif.read_text())
+        return {r["ruleId"] for one in doc["runs"] for r in one["results"]}
+
+    # the servers files name no probes: the calls made are the lockfile's
+    same = run("ci", "--servers", weather / "plain-1.1.0.yaml", "--baseline", weather / "lock.yaml",
+               "--sarif", tmp_path / "same.sarif", cwd=tmp_path)
+    assert same.returncode == 0, same.stdout + same.stderr
+    assert rules(tmp_path / "same.sarif") == set()
+    moved = run("ci", "--servers", weather / "plain-1.2.0.yaml", "--baseline", weather / "lock.yaml",
+                "--sarif", tmp_path / "moved.sarif", cwd=tmp_path)
+    assert moved.returncode == 1, moved.stdout + moved.stderr
+    found = rules(tmp_path / "moved.sarif")
+    assert {"tool.behaviour.type.changed", "tool.behaviour.field.added",
+            "tool.behaviour.outputSchema.violated"} <= found
