@@ -1,6 +1,6 @@
 """Execute a notebook on a lake and write it as one HTML page.
 
-    .venv/bin/python notebooks/render.py rule_frequencies --lake /tmp/sample-lake \\
+    .venv/bin/python docs/render_notebook.py rule_frequencies --lake /tmp/sample-lake \\
         --out docs/sample/rule_frequencies.html
 
 The notebook runs as the tests run it: its parameters are set in a cell
