@@ -4,16 +4,21 @@
     python data/ecosystem/classify.py build  [--meta DIR]   # classification.tsv + data/servers/ecosystem.yaml
     python data/ecosystem/classify.py check  CRAWL_DIR...    # latest-release crawl results -> checks.tsv
 
+(fetch and build take --candidates FILE: the shared list, by default beside the checkout.)
+
 ``fetch`` asks the registries about the candidates only (``npm view NAME bin
-dependencies time deprecated --json``; PyPI's JSON API and the latest
-wheel's ``entry_points.txt`` and ``Requires-Dist``) and keeps one JSON file
-per package in the metadata folder. ``build`` reads those files with no
+dependencies time deprecated --json`` and the abbreviated packument for each
+release's ``bin``; PyPI's JSON API and the latest wheel's
+``entry_points.txt`` and ``Requires-Dist``) and keeps one JSON file per
+package in the metadata folder (a file an older fetch stored without the
+releases' executables gets them added). ``build`` reads those files with no
 network: the evidence (executables, MCP server SDK dependency) comes from
 them, the judgement a name or description cannot settle from
 ``judgements.tsv`` (hand-checked, one reason per row), the start recipes
 from ``recipes.yaml``, the latest-release crawl results from ``checks.tsv``.
-Releases are chosen here, by rule (``plan_releases``), and written out as
-explicit version lists so the sweep is reproducible.
+Releases are chosen here, by rule (``plan_releases``: an npm release that
+ships no executable is no server release), and written out as explicit
+version lists so the sweep is reproducible.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ import argparse
 import concurrent.futures
 import csv
 import datetime as dt
+import functools
 import io
 import json
 import re
@@ -73,7 +79,32 @@ def fetch_npm(name: str) -> dict:
     data = json.loads(out.stdout or "{}")
     if "time" not in data:              # a single requested field comes back bare
         data = {"time": data}
+    data["version_bins"] = fetch_npm_version_bins(name)
     return data
+
+
+def fetch_npm_version_bins(name: str) -> dict[str, list[str]]:
+    """{version: its executables' names}, from the registry's abbreviated
+    packument (``npm view`` gives the latest release's ``bin`` only)."""
+    import httpx
+
+    resp = httpx.get(npm_registry() + "/" + name.replace("/", "%2f"), timeout=120, follow_redirects=True,
+                     headers={"Accept": "application/vnd.npm.install-v1+json"})
+    resp.raise_for_status()
+    return {v: bin_names(name, doc.get("bin")) for v, doc in resp.json().get("versions", {}).items()}
+
+
+@functools.cache
+def npm_registry() -> str:
+    out = subprocess.run(["npm", "config", "get", "registry"], capture_output=True, text=True, timeout=60)
+    return (out.stdout.strip() or "https://registry.npmjs.org/").rstrip("/")
+
+
+def bin_names(package: str, bins) -> list[str]:
+    """The executables' names of a package.json ``bin`` (a bare path is named after the package)."""
+    if isinstance(bins, str):
+        return [package.split("/")[-1]]
+    return sorted(bins) if isinstance(bins, dict) else []
 
 
 def fetch_pypi(name: str) -> dict:
@@ -112,17 +143,29 @@ def fetch_pypi(name: str) -> dict:
     return data
 
 
+def missing_version_bins(path: Path) -> bool:
+    """An npm metadata file of an older fetch, without each release's executables."""
+    data = json.loads(path.read_text())
+    return not data.get("error") and "version_bins" not in data
+
+
 def cmd_fetch(args) -> int:
-    rows = candidates()
-    todo = [r for r in rows if args.refresh or not meta_file(args.meta, r["registry"], r["name"]).exists()]
+    rows = candidates(args.candidates)
+    todo = [r for r in rows if args.refresh or not meta_file(args.meta, r["registry"], r["name"]).exists()
+            or r["registry"] == "npm" and missing_version_bins(meta_file(args.meta, r["registry"], r["name"]))]
 
     def one(row):
         fetch = fetch_npm if row["registry"] == "npm" else fetch_pypi
-        try:
-            data = fetch(row["name"])
-        except Exception as exc:  # noqa: BLE001 - one package's failure is recorded, the rest carry on
-            data = {"error": f"{type(exc).__name__}: {exc}"}
         path = meta_file(args.meta, row["registry"], row["name"])
+        try:
+            if not args.refresh and path.exists():     # only the releases' executables are missing
+                data = dict(json.loads(path.read_text()), version_bins=fetch_npm_version_bins(row["name"]))
+            else:
+                data = fetch(row["name"])
+        except Exception as exc:  # noqa: BLE001 - one package's failure is recorded, the rest carry on
+            if path.exists() and not args.refresh:      # keep what an earlier fetch stored
+                return row["name"], f"{type(exc).__name__}: {exc} (kept the earlier metadata)"
+            data = {"error": f"{type(exc).__name__}: {exc}"}
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(data, indent=1, sort_keys=True))
         return row["name"], data.get("error")
@@ -156,12 +199,9 @@ def requirement_name(req: str) -> tuple[str, bool]:
 def evidence(row: dict, data: dict) -> dict:
     """The facts the registry gives: executables, server-SDK dependency."""
     if row["registry"] == "npm":
-        bins = data.get("bin") or {}
-        if isinstance(bins, str):
-            bins = {row["name"].split("/")[-1]: bins}
         deps = data.get("dependencies") or {}
         sdk = [d for d in NPM_SERVER_SDKS if d in deps]
-        return {"bins": sorted(bins), "sdk": sdk, "deprecated": data.get("deprecated")}
+        return {"bins": bin_names(row["name"], data.get("bin")), "sdk": sdk, "deprecated": data.get("deprecated")}
     scripts = console_scripts(data.get("entry_points"))
     reqs = [requirement_name(r) for r in data.get("requires_dist", [])]
     sdk = sorted({n for n, extra in reqs if n in PYPI_SERVER_SDKS and not extra})
@@ -190,22 +230,26 @@ def parse_time(text: str | None):
         return None
 
 
-def plan_releases(times: dict[str, str]) -> tuple[list[str], str]:
-    """-> (versions, note). The releases of the last 18 months, stable ones
+def plan_releases(times: dict[str, str], executable: set[str] | None = None) -> tuple[list[str], str, int]:
+    """-> (versions, note, releases left out). The releases of the last 18 months, stable ones
     (pre-releases only when there is no stable one in the window), at most
     12: the first, the latest, both sides of every major-version step, and
-    evenly spaced ones between."""
+    evenly spaced ones between. ``executable``: the releases known to ship
+    an executable (npm's per-release ``bin``); the others are no server
+    releases and are left out before choosing (None: not known, keep all)."""
     since = TODAY - dt.timedelta(days=WINDOW_DAYS)
     dated = {v: parse_time(t) for v, t in times.items() if v not in ("created", "modified")}
-    recent = [v for v, t in dated.items() if t and since <= t <= TODAY]
+    window = [v for v, t in dated.items() if t and since <= t <= TODAY]
+    recent = window if executable is None else [v for v in window if v in executable]
     stable = sorted((v for v in recent if not is_prerelease(v)), key=version_key)
-    note = ""
-    if not stable:
+    pre = not stable
+    if pre:
         stable = sorted(recent, key=version_key)
-        note = "pre-releases only" if stable else ""
+    left_out = sum(1 for v in window if v not in recent and (pre or not is_prerelease(v)))
+    left = [f"{left_out} without an executable left out"] if left_out else []
     n = len(stable)
     if n <= MAX_RELEASES:
-        return stable, note
+        return stable, "; ".join((["pre-releases only"] if pre and stable else []) + left), left_out
     major = [version_key(v)[0][0] for v in stable]
     must = {0, n - 1}
     steps = [i for i in range(1, n) if major[i] != major[i - 1]]
@@ -220,7 +264,16 @@ def plan_releases(times: dict[str, str]) -> tuple[list[str], str]:
         mark = j * (n - 1) / (free + 1)
         best = min((i for i in range(n) if i not in must), key=lambda i: (abs(i - mark), i))
         must.add(best)
-    return [stable[i] for i in sorted(must)], f"{MAX_RELEASES} of {n} in the window"
+    return [stable[i] for i in sorted(must)], "; ".join([f"{MAX_RELEASES} of {n} in the window"] + left), left_out
+
+
+def executable_releases(data: dict, wanted_bin: str | None) -> set[str] | None:
+    """The npm releases that ship an executable (the recipe's ``bin`` when it
+    names one); None when the metadata does not say (PyPI, an older fetch)."""
+    bins = data.get("version_bins")
+    if bins is None:
+        return None
+    return {v for v, names in bins.items() if names and (wanted_bin is None or wanted_bin in names)}
 
 
 # -- build ---------------------------------------------------------------------
@@ -240,8 +293,8 @@ def cmd_build(args) -> int:
     judgements = read_tsv(HERE / "judgements.tsv")
     checks = read_tsv(HERE / "checks.tsv")
     recipes = yaml.safe_load((HERE / "recipes.yaml").read_text())["recipes"]
-    rows, servers, problems = [], [], []
-    for cand in candidates():
+    rows, servers, problems, left_out = [], [], [], 0
+    for cand in candidates(args.candidates):
         reg, name = cand["registry"], cand["name"]
         path = meta_file(args.meta, reg, name)
         if not path.exists():
@@ -259,9 +312,11 @@ def cmd_build(args) -> int:
             judged_note = ""
         else:
             cls, reason, judged_note = judged["class"], judged["reason"], judged.get("note", "")
-        versions, vnote = ([], "") if ev is None else plan_releases(data.get("time") or {})
+        # a server's releases without an executable are no server releases (a library's plan is not used)
+        executable = None if cls != "server" else executable_releases(data, recipes.get(f"{reg}:{name}", {}).get("bin"))
+        versions, vnote, no_bin = ([], "", 0) if ev is None else plan_releases(data.get("time") or {}, executable)
         if cls == "server" and not versions:
-            cls, reason = "excluded", "no release in the last 18 months"
+            cls, reason = "excluded", "no release in the last 18 months" + (" with an executable" if no_bin else "")
         recipe = recipes.get(f"{reg}:{name}", {}) if cls == "server" else {}
         if cls == "server" and recipe.get("exclude"):
             cls, reason = "excluded", recipe["exclude"]
@@ -275,6 +330,7 @@ def cmd_build(args) -> int:
                      "recipe_notes": "; ".join(notes)})
         if cls == "server":
             servers.append(server_entry(reg, name, recipe, versions))
+            left_out += no_bin
     seen: dict[str, str] = {}
     for s in servers:
         if s["id"] in seen:
@@ -287,7 +343,7 @@ def cmd_build(args) -> int:
         w = csv.DictWriter(fh, fieldnames=list(rows[0]), delimiter="\t", lineterminator="\n")
         w.writeheader()
         w.writerows(rows)
-    write_servers(servers, ROOT / "data" / "servers" / "ecosystem.yaml")
+    write_servers(servers, ROOT / "data" / "servers" / "ecosystem.yaml", left_out)
     counts: dict[str, int] = {}
     for r in rows:
         key = r["class"] if r["class"] == "server" else f"{r['class']}: {r['reason_if_excluded']}"
@@ -348,7 +404,9 @@ HEADER = """\
 # selector ending each list) every release published after them. Generated
 # by `python data/ecosystem/classify.py build` from the registry metadata,
 # data/ecosystem/judgements.tsv and data/ecosystem/recipes.yaml: edit those,
-# not this file.
+# not this file. An npm release that ships no executable is no server
+# release: {left_out} such releases of these servers' windows are left out
+# (classification.tsv counts them per package).
 #
 #   export MCPDELTA_DUMMY_TOKEN=mcpdelta-dummy-not-a-secret   # a dummy, never a real key
 #   export PUPPETEER_SKIP_DOWNLOAD=1 PUPPETEER_SKIP_CHROMIUM_DOWNLOAD=1 PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
@@ -359,11 +417,11 @@ HEADER = """\
 """
 
 
-def write_servers(servers: list[dict], path: Path) -> None:
+def write_servers(servers: list[dict], path: Path, left_out: int) -> None:
     body = yaml.safe_dump({"servers": servers, "limits": {"timeout_s": 60, "concurrency": 2,
                                                           "total_timeout_s": 240, "install_timeout_s": 900}},
                           sort_keys=False, width=120, default_flow_style=None, allow_unicode=True)
-    path.write_text(HEADER + body, encoding="utf-8")
+    path.write_text(HEADER.format(left_out=left_out) + body, encoding="utf-8")
 
 
 # -- check ---------------------------------------------------------------------
@@ -426,6 +484,8 @@ def main(argv=None) -> int:
     f.add_argument("--refresh", action="store_true")
     b = sub.add_parser("build")
     b.add_argument("--meta", type=Path, default=DEFAULT_META)
+    for cmd in (f, b):                  # another checkout (a worktree) names the shared list
+        cmd.add_argument("--candidates", type=Path, default=CANDIDATES)
     c = sub.add_parser("check")
     c.add_argument("crawls", nargs="+")
     lt = sub.add_parser("latest")
