@@ -6,7 +6,7 @@
 #
 #   RUNNERS=2 JOBS=3 MCPDELTA=.venv/bin/mcpdelta nohup bash data/ecosystem/crawl.sh \
 #       data/servers/ecosystem.yaml /work/eco-run/out > /work/eco-run/run.log 2>&1 &
-#   python data/ecosystem/pack.py /work/eco-run/out data/ecosystem    # commit what came so far
+#   python data/ecosystem/pack.py /work/eco-run/out data/ecosystem --plan data/servers/ecosystem.yaml  # commit what came so far
 #   pkill -TERM -f 'crawl.sh data/servers/ecosystem.yaml'                # stop: resumable
 #
 # Resumable: a server both passes finished is marked in OUT/done and skipped
