@@ -11,6 +11,7 @@ read becomes a ledger row with an ``error``; the batch carries on.
 
 import concurrent.futures
 import datetime as dt
+import gc
 import hashlib
 import json
 import multiprocessing
@@ -80,7 +81,7 @@ class _Contracts:
         tools = lake.read_servers("tools", servers, ["server_id", "manifest_digest", "name", "tool_json"])
         self.tools = {(s, d, n): t for s, d, n, t in zip(*(c.to_pylist() for c in tools.columns))}
         self._hashes = {}
-        self._surfaces = {}
+        self._surfaces = {}  # surface text -> decoded and checked (or the InputError)
 
     def hashes(self, server_id, digest):
         key = (server_id, digest)
@@ -94,16 +95,18 @@ class _Contracts:
 
     def surface(self, server_id, digest, source):
         """The stored surface, decoded and checked for shape once per batch
-        (a capture is the new side of one pair and the old side of the
-        next); the engine never changes what it is given."""
+        and text: most releases leave the surface as it was, so both sides
+        of a pair (and the server's other captures) share one object, which
+        the engine's equality check passes at once. The engine never
+        changes what it is given."""
         from pipeline.engine.manifest import validate_manifest
         from pipeline.errors import InputError
 
-        key = (server_id, digest)
-        found = self._surfaces.get(key)
+        text = self.surfaces[(server_id, digest)][0]
+        found = self._surfaces.get(text)
         if found is None:
             try:
-                found = json.loads(self.surfaces[key][0])
+                found = json.loads(text)
                 if not isinstance(found, dict):
                     raise InputError(source, "stored manifest is not a JSON object")
                 # validated whole at ingest, nesting limit included: check shape only
@@ -112,7 +115,7 @@ class _Contracts:
                 found = InputError(source, f"stored manifest is not valid JSON ({exc})")
             except InputError as exc:
                 found = exc
-            self._surfaces[key] = found
+            self._surfaces[text] = found
         if isinstance(found, InputError):
             raise InputError(source, found.problem)
         return found
@@ -186,12 +189,23 @@ def diff_batch(lake_root, pairs, policy, engine, policy_id, batch_id) -> dict:
     Runs in a worker process, so it reads and writes the lake itself: only
     pair keys cross the process boundary, never manifests."""
     import rapidfuzz.fuzz  # noqa: F401 - loaded once per worker, the prose scores use it
-    from pipeline.engine.result import DiffResult
-    from pipeline.errors import InputError
     from pipeline.lake import Lake
 
     lake = Lake(lake_root)
     contracts = _Contracts(lake, {p["server_id"] for p in pairs})
+    # the batch's contracts stay until its end: out of the collector's
+    # sight, the engine's garbage costs it no full pass over them
+    gc.freeze()
+    try:
+        return _diff_pairs(lake, contracts, pairs, policy, engine, policy_id, batch_id)
+    finally:
+        gc.unfreeze()
+
+
+def _diff_pairs(lake, contracts, pairs, policy, engine, policy_id, batch_id) -> dict:
+    from pipeline.engine.result import DiffResult
+    from pipeline.errors import InputError
+
     changes, ledger = [], []
     for row in pairs:
         base = {"pair_key": pair_key(row["server_id"], row["old_digest"], row["new_digest"]),
@@ -213,17 +227,20 @@ def diff_batch(lake_root, pairs, policy, engine, policy_id, batch_id) -> dict:
 
             attach_witnesses(result, min_severity=policy.witness)
         for change in result.changes:
-            doc = change.as_json()
-            changes.append({**base, "rule": doc["rule"], "severity": doc["severity"],
-                            "default_severity": doc["default_severity"], "entity": doc["entity"],
-                            "path": doc["path"], "old_json": _sorted_json(doc["old"]),
-                            "new_json": _sorted_json(doc["new"]),
-                            "message": doc["message"], "note": doc["note"],
-                            "suppressed": doc["suppressed"],
-                            "suppressed_reason": doc["suppressed_reason"],
-                            "advisory_json": json.dumps(doc["advisory"]),
-                            "witness_json": None if doc["witness"] is None else json.dumps(doc["witness"]),
-                            "witness_note": doc["witness_note"]})
+            # the fields of Change.as_json(), without its sorted copies of
+            # old and new: the sorted-key encoder sorts them anyway
+            changes.append({**base, "rule": change.rule, "severity": change.severity,
+                            "default_severity": change.default_severity,
+                            "entity": change.entity, "path": change.path,
+                            "old_json": _sorted_json(change.old),
+                            "new_json": _sorted_json(change.new),
+                            "message": change.message, "note": change.note,
+                            "suppressed": change.suppressed,
+                            "suppressed_reason": change.suppressed_reason,
+                            "advisory_json": json.dumps(change.advisory),
+                            "witness_json": None if change.witness is None
+                            else json.dumps(change.witness),
+                            "witness_note": change.witness_note})
         witnessed = sum(c.witness is not None for c in result.changes
                         if c.severity == "BREAKING" and not c.suppressed)
         ledger.append({**base, "changes": len(result.changes),
