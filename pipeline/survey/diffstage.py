@@ -256,6 +256,9 @@ def _diff_pairs(lake, contracts, pairs, policy, engine, policy_id, batch_id) -> 
     return {"pairs_diffed": len(ledger), "errors": sum(r["error"] is not None for r in ledger)}
 
 
+# what the pair query reads: the other tables' files are neither checked nor bound
+_PAIR_TABLES = ("manifests", "pairs")
+
 # A pair the ledger holds for this engine and policy, without an error, is
 # never diffed again.
 _LEDGER = """EXISTS (SELECT 1 FROM pairs p
@@ -281,7 +284,7 @@ def count_pairs(con, mode, since, engine, policy_id, servers=None) -> tuple:
 
 def servers_with_pending_pairs(lake, policy, mode="consecutive", since=None) -> list:
     """Server ids that have pairs left to diff (to spread them over a cluster)."""
-    con = lake.connect()
+    con = lake.connect(tables=_PAIR_TABLES)
     rows = con.execute(f"SELECT DISTINCT server_id FROM ({selected_pairs(mode)}) WHERE NOT cached "
                        "ORDER BY server_id",
                        {"engine_version": engine_version(), "policy_hash": policy_hash(policy),
@@ -398,9 +401,10 @@ def run_diff_stage(lake, policy, mode="consecutive", since=None, workers=None,
     known = _done(lake).get(key)
     if isinstance(known, int):
         return {"pairs": known, "pairs_cached": known, "pairs_diffed": 0, "errors": 0}
-    con = lake.connect()
+    con = lake.connect(tables=_PAIR_TABLES)
     total, cached, pending = _candidates(con, mode, since, engine, policy_id, servers)
     con.close()
+    lake.files("tools")  # the workers read these: a damaged one is one line here, before any batch
     stats = {"pairs": total, "pairs_cached": cached, "pairs_diffed": 0, "errors": 0}
     if not pending:
         _record_done(lake, key, total)
