@@ -18,6 +18,7 @@ which compare timings taken in the same run.
 
 import argparse
 import json
+import os
 import pathlib
 import random
 import resource
@@ -183,7 +184,8 @@ def real_pair(folder: pathlib.Path, script, peer, repeat: int) -> None:
         tb.write_text(json.dumps(json.loads(new.read_text())["tools"]))
         cmds["mcp-compat 0.1.0"] = [str(peer), str(ta), str(tb)]
     times = _interleaved(cmds, repeat)
-    print(f"whole process, interleaved (median of {repeat}, bytecode compiled): wall, CPU")
+    print(f"whole process, interleaved (median of {repeat}, bytecode compiled): wall, CPU; "
+          f"load average (1 min) {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     for name, (wall, cpu) in times.items():
         print(f"  {name:<46} {wall * 1e3:7.1f} ms  {cpu * 1e3:7.1f} ms")
     if peer is not None:

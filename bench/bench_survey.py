@@ -29,6 +29,7 @@ off (``--witness never``), each on its own copy of the lake.
 import argparse
 import copy
 import json
+import os
 import pathlib
 import random
 import resource
@@ -224,6 +225,7 @@ def main(argv=None) -> int:
                         help="grow the histories from the real captures in data/")
     parser.add_argument("--lake", help="keep the lake here (default: a temporary folder)")
     args = parser.parse_args(argv)
+    load_start = os.getloadavg()[0]
     if args.realistic:
         bases = real_manifests()
         pool = [t for m in bases for t in m["tools"]]
@@ -290,6 +292,8 @@ def main(argv=None) -> int:
     print(f"cached re-run: {cached['pairs_cached']} cached, {cached['pairs_diffed']} diffed, "
           f"{cached_s:.2f} s (CPU {cached['cpu_s']:.2f} s)")
     print(f"peak memory (max RSS, this process or a worker): {peak_rss_mib():,.0f} MiB")
+    print(f"load average (1 min) at the start and the end: {load_start:.1f}, {os.getloadavg()[0]:.1f} "
+          f"on {os.cpu_count()} cores (CPU time a pair moves far less with it than wall time)")
     return 0
 
 

@@ -7,6 +7,7 @@ give the same changes, in the same order, in any process.
 from pipeline.engine.behaviour import diff_probes
 from pipeline.engine.change import Change
 from pipeline.engine.entities import diff_prompts, diff_resources, diff_templates
+from pipeline.engine.equality import same
 from pipeline.engine.normalise import canonical
 from pipeline.engine.server import diff_server
 from pipeline.engine.tools import diff_tools
@@ -30,9 +31,12 @@ def diff(old: dict, new: dict) -> list:
     changes = []
     diff_server(old, new, changes)
     for key, differ in _LISTS:
-        if isinstance(old.get(key), list) and isinstance(new.get(key), list):
+        # equal lists hold no change (a release seldom touches them all)
+        if isinstance(old.get(key), list) and isinstance(new.get(key), list) \
+                and not same(old[key], new[key]):
             differ(old[key], new[key], changes)
-    if isinstance(old.get("probes"), list) and isinstance(new.get("probes"), list):
+    if isinstance(old.get("probes"), list) and isinstance(new.get("probes"), list) \
+            and not same(old["probes"], new["probes"]):
         tools = {t["name"]: t for t in new.get("tools") or []}
         diff_probes(old["probes"], new["probes"], tools, changes)
     changes.sort(key=_order)

@@ -14,6 +14,7 @@ a string in the other is a value that varied, not a type that changed.
 """
 
 from pipeline.engine.change import Change, pointer
+from pipeline.engine.equality import same
 from pipeline.engine.fingerprint import result_shape, types_of
 
 OUTCOMES = ("result", "tool_error", "protocol_error", "timeout", "unavailable")
@@ -49,7 +50,8 @@ def diff_probes(old_list, new_list, new_tools, changes) -> None:
                               {"tool": probe.get("tool"), "arguments": probe.get("arguments")}, None,
                               where=name))
     for name in sorted(old.keys() & new.keys()):
-        _probe(name, old[name], new[name], new_tools, changes)
+        if not same(old[name], new[name]):  # the same call, answered alike: no change
+            _probe(name, old[name], new[name], new_tools, changes)
 
 
 def _probe(name, old, new, new_tools, changes) -> None:

@@ -1,6 +1,11 @@
 """One classified change, and how the engine names places in a manifest."""
 
+import json
+
 from pipeline.engine.catalog import RULES
+
+# json.dumps(value, ensure_ascii=False, sort_keys=True), its encoder built once
+_one_line = json.JSONEncoder(ensure_ascii=False, sort_keys=True).encode
 
 
 def pointer(*parts) -> str:
@@ -10,9 +15,7 @@ def pointer(*parts) -> str:
 
 def short(value, limit: int = 60) -> str:
     """A one-line rendering of a JSON value for messages."""
-    import json
-
-    text = json.dumps(value, ensure_ascii=False, sort_keys=True)
+    text = _one_line(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 

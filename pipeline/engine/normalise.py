@@ -41,6 +41,8 @@ SCHEMA_VALUES = ("additionalProperties", "items", "additionalItems", "not", "if"
 # Keywords whose value is a list of subschemas (order-free combinators last).
 SCHEMA_LISTS = ("prefixItems", "allOf", "anyOf", "oneOf")
 UNORDERED_LISTS = ("allOf", "anyOf", "oneOf")
+_DROPPED = frozenset({"$ref", "$comment", "$defs", "definitions"})
+_SUBSCHEMAS = frozenset(SCHEMA_MAPS + SCHEMA_VALUES + SCHEMA_LISTS) | _DROPPED
 
 # Inlining stops this deep so a pathological ref chain cannot recurse forever,
 # and after this many schema nodes so refs that fan out (each definition
@@ -145,7 +147,10 @@ class _Normaliser:
                 out["$ref"] = ref  # an anchor, a deeper pointer, a remote schema
                 self.kept_refs = True
         for key, value in schema.items():
-            if key in ("$ref", "$comment", "$defs", "definitions"):
+            if key not in _SUBSCHEMAS:  # a plain keyword (most of them)
+                out[key] = value
+                continue
+            if key in _DROPPED:
                 continue
             if key in SCHEMA_MAPS and isinstance(value, dict):
                 out[key] = {k: self.node(v, expanding, depth + 1) for k, v in value.items()}
@@ -186,7 +191,18 @@ def _merge(inlined, siblings):
     return merged
 
 
+# The keywords _tidy rewrites or drops; a node with none of them (most
+# leaves: a type and a description) passes through untouched.
+_TIDIED = frozenset({"exclusiveMinimum", "exclusiveMaximum", "minimum", "maximum", "type",
+                     "anyOf", "allOf", "oneOf", "enum", "required", "additionalProperties",
+                     "items", "uniqueItems", "deprecated", "properties"})
+_NOOPS = (("additionalProperties", {}), ("items", {}), ("uniqueItems", False),
+          ("deprecated", False), ("required", []), ("properties", {}))
+
+
 def _tidy(node, notation):
+    if node.keys().isdisjoint(_TIDIED):
+        return node
     for bound, plain in (("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")):
         flag = node.get(bound)
         if isinstance(flag, bool):
@@ -196,27 +212,23 @@ def _tidy(node, notation):
                 node[bound] = node.pop(plain)
     if _integers(node.get("type")):
         _integer_bounds(node, notation)
-    _optional(node)
-    branches = node.get("anyOf")
-    if (isinstance(branches, list) and branches and "type" not in node
-            and all(isinstance(b, dict) and set(b) == {"type"} and isinstance(b["type"], str)
-                    for b in branches)):
-        notation.add("anyOf-types")
-        node["type"] = [b["type"] for b in branches]
-        del node["anyOf"]
+    if "anyOf" in node:
+        _optional(node)
+        branches = node.get("anyOf")
+        if (isinstance(branches, list) and branches and "type" not in node
+                and all(isinstance(b, dict) and set(b) == {"type"} and isinstance(b["type"], str)
+                        for b in branches)):
+            notation.add("anyOf-types")
+            node["type"] = [b["type"] for b in branches]
+            del node["anyOf"]
     kind = node.get("type")
     if isinstance(kind, list) and all(isinstance(t, str) for t in kind):
         kind = sorted(set(kind))
         node["type"] = kind[0] if len(kind) == 1 else kind
-    for key in ("enum", "required"):
+    for key in ("enum", "required") + UNORDERED_LISTS:
         if isinstance(node.get(key), list):
             node[key] = _sorted_set(node[key])
-    for key in UNORDERED_LISTS:
-        if isinstance(node.get(key), list):
-            node[key] = _sorted_set(node[key])
-    for key, noop in (("additionalProperties", {}), ("items", {}), ("uniqueItems", False),
-                      ("deprecated", False),
-                      ("required", []), ("properties", {})):
+    for key, noop in _NOOPS:
         if key in node and same(node[key], noop):
             del node[key]
     return node

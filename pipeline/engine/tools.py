@@ -52,6 +52,8 @@ def _fingerprint(tool):
 def _renames(removed, added) -> dict:
     """old name -> new name, where exactly one removed and exactly one added
     tool share a schema fingerprint."""
+    if not removed or not added:
+        return {}  # nothing to pair: no fingerprint worth computing
     def index(tools):
         found = {}
         for tool in tools:

@@ -182,16 +182,19 @@ class Lake:
                                        "move it out of the lake") from None
         return pa.concat_tables(tables, promote_options="default")
 
-    def connect(self, engine_version=None, policy_hash=None):
+    def connect(self, engine_version=None, policy_hash=None, tables=None):
         """A DuckDB connection with one view per table (empty when the lake
         has no file of it yet). Given an engine version and policy hash,
         ``changes`` and ``pairs`` show only what that engine and policy
         produced; ``all_changes`` and ``all_pairs`` always show everything
-        committed."""
+        committed. Given ``tables``, only those are opened (their files
+        alone checked and bound; ``changes`` needs ``pairs``), without the
+        derived views."""
         import duckdb
 
         con = duckdb.connect()
-        for table in sorted(TABLES, key=lambda t: t == "changes"):  # changes joins all_pairs
+        chosen = TABLES if tables is None else tables
+        for table in sorted(chosen, key=lambda t: t == "changes"):  # changes joins all_pairs
             schema = TABLES[table]
             name = f"all_{table}" if table in ("changes", "pairs") else table
             files = self.files(table)
@@ -206,7 +209,7 @@ class Lake:
             else:
                 con.register(f"_empty_{table}", pa.Table.from_pylist([], schema))
                 con.execute(f"CREATE VIEW {name} AS SELECT * FROM _empty_{table}")
-        for table in ("changes", "pairs"):
+        for table in [t for t in ("changes", "pairs") if t in chosen]:
             if engine_version is None:
                 con.execute(f"CREATE VIEW {table} AS SELECT * FROM all_{table}")
             else:
@@ -216,7 +219,7 @@ class Lake:
         # each pair of contracts once with its counts, and the units every
         # survey counts; bound by name, so they follow the views above if a
         # caller narrows them later
-        for view in ("ledger", "releases", "release_steps"):
+        for view in ("ledger", "releases", "release_steps") if tables is None else ():
             con.execute(f"CREATE VIEW {view} AS\n" + (SQL / f"{view}.sql").read_text())
         return con
 

@@ -11,6 +11,7 @@ read becomes a ledger row with an ``error``; the batch carries on.
 
 import concurrent.futures
 import datetime as dt
+import gc
 import hashlib
 import json
 import multiprocessing
@@ -81,7 +82,7 @@ class _Contracts:
         tools = lake.read_servers("tools", servers, ["server_id", "manifest_digest", "name", "tool_json"])
         self.tools = {(s, d, n): t for s, d, n, t in zip(*(c.to_pylist() for c in tools.columns))}
         self._hashes = {}
-        self._surfaces = {}
+        self._surfaces = {}  # surface text -> decoded and checked (or the InputError)
 
     def hashes(self, server_id, digest):
         key = (server_id, digest)
@@ -95,16 +96,18 @@ class _Contracts:
 
     def surface(self, server_id, digest, source):
         """The stored surface, decoded and checked for shape once per batch
-        (a capture is the new side of one pair and the old side of the
-        next); the engine never changes what it is given."""
+        and text: most releases leave the surface as it was, so both sides
+        of a pair (and the server's other captures) share one object, which
+        the engine's equality check passes at once. The engine never
+        changes what it is given."""
         from pipeline.engine.manifest import validate_manifest
         from pipeline.errors import InputError
 
-        key = (server_id, digest)
-        found = self._surfaces.get(key)
+        text = self.surfaces[(server_id, digest)][0]
+        found = self._surfaces.get(text)
         if found is None:
             try:
-                found = json.loads(self.surfaces[key][0])
+                found = json.loads(text)
                 if not isinstance(found, dict):
                     raise InputError(source, "stored manifest is not a JSON object")
                 # validated whole at ingest, nesting limit included: check shape only
@@ -113,7 +116,7 @@ class _Contracts:
                 found = InputError(source, f"stored manifest is not valid JSON ({exc})")
             except InputError as exc:
                 found = exc
-            self._surfaces[key] = found
+            self._surfaces[text] = found
         if isinstance(found, InputError):
             raise InputError(source, found.problem)
         return found
@@ -190,12 +193,28 @@ def diff_batch(lake_root, pairs, policy, engine, policy_id, batch_id) -> dict:
     Runs in a worker process, so it reads and writes the lake itself: only
     pair keys cross the process boundary, never manifests."""
     import rapidfuzz.fuzz  # noqa: F401 - loaded once per worker, the prose scores use it
-    from pipeline.engine.result import DiffResult
-    from pipeline.errors import InputError
     from pipeline.lake import Lake
 
     lake = Lake(lake_root)
     contracts = _Contracts(lake, {p["server_id"] for p in pairs})
+    # The batch's contracts stay until its end: frozen out of the
+    # collector's sight, and with a young generation large enough for a
+    # pair's short-lived garbage, the engine's allocations cost no passes
+    # over them (a tenth of the stage's CPU time otherwise).
+    thresholds = gc.get_threshold()
+    gc.freeze()
+    gc.set_threshold(50_000, *thresholds[1:])
+    try:
+        return _diff_pairs(lake, contracts, pairs, policy, engine, policy_id, batch_id)
+    finally:
+        gc.set_threshold(*thresholds)
+        gc.unfreeze()
+
+
+def _diff_pairs(lake, contracts, pairs, policy, engine, policy_id, batch_id) -> dict:
+    from pipeline.engine.result import DiffResult
+    from pipeline.errors import InputError
+
     changes, ledger = [], []
     for row in pairs:
         base = {"pair_key": pair_key(row["server_id"], row["old_digest"], row["new_digest"]),
@@ -217,17 +236,20 @@ def diff_batch(lake_root, pairs, policy, engine, policy_id, batch_id) -> dict:
 
             attach_witnesses(result, min_severity=policy.witness)
         for change in result.changes:
-            doc = change.as_json()
-            changes.append({**base, "rule": doc["rule"], "severity": doc["severity"],
-                            "default_severity": doc["default_severity"], "entity": doc["entity"],
-                            "path": doc["path"], "old_json": _sorted_json(doc["old"]),
-                            "new_json": _sorted_json(doc["new"]),
-                            "message": doc["message"], "note": doc["note"],
-                            "suppressed": doc["suppressed"],
-                            "suppressed_reason": doc["suppressed_reason"],
-                            "advisory_json": json.dumps(doc["advisory"]),
-                            "witness_json": None if doc["witness"] is None else json.dumps(doc["witness"]),
-                            "witness_note": doc["witness_note"]})
+            # the fields of Change.as_json(), without its sorted copies of
+            # old and new: the sorted-key encoder sorts them anyway
+            changes.append({**base, "rule": change.rule, "severity": change.severity,
+                            "default_severity": change.default_severity,
+                            "entity": change.entity, "path": change.path,
+                            "old_json": _sorted_json(change.old),
+                            "new_json": _sorted_json(change.new),
+                            "message": change.message, "note": change.note,
+                            "suppressed": change.suppressed,
+                            "suppressed_reason": change.suppressed_reason,
+                            "advisory_json": json.dumps(change.advisory),
+                            "witness_json": None if change.witness is None
+                            else json.dumps(change.witness),
+                            "witness_note": change.witness_note})
         witnessed = sum(c.witness is not None for c in result.changes
                         if c.severity == "BREAKING" and not c.suppressed)
         ledger.append({**base, "changes": len(result.changes),
@@ -237,6 +259,9 @@ def diff_batch(lake_root, pairs, policy, engine, policy_id, batch_id) -> dict:
     lake.append("pairs", ledger, batch_id)  # the ledger last: it commits the batch
     return {"pairs_diffed": len(ledger), "errors": sum(r["error"] is not None for r in ledger)}
 
+
+# what the pair query reads: the other tables' files are neither checked nor bound
+_PAIR_TABLES = ("manifests", "pairs")
 
 # A pair the ledger holds for this engine and policy, without an error, is
 # never diffed again.
@@ -263,7 +288,7 @@ def count_pairs(con, mode, since, engine, policy_id, servers=None) -> tuple:
 
 def servers_with_pending_pairs(lake, policy, mode="consecutive", since=None) -> list:
     """Server ids that have pairs left to diff (to spread them over a cluster)."""
-    con = lake.connect()
+    con = lake.connect(tables=_PAIR_TABLES)
     rows = con.execute(f"SELECT DISTINCT server_id FROM ({selected_pairs(mode)}) WHERE NOT cached "
                        "ORDER BY server_id",
                        {"engine_version": engine_version(), "policy_hash": policy_hash(policy),
@@ -380,9 +405,10 @@ def run_diff_stage(lake, policy, mode="consecutive", since=None, workers=None,
     known = _done(lake).get(key)
     if isinstance(known, int):
         return {"pairs": known, "pairs_cached": known, "pairs_diffed": 0, "errors": 0}
-    con = lake.connect()
+    con = lake.connect(tables=_PAIR_TABLES)
     total, cached, pending = _candidates(con, mode, since, engine, policy_id, servers)
     con.close()
+    lake.files("tools")  # the workers read these: a damaged one is one line here, before any batch
     stats = {"pairs": total, "pairs_cached": cached, "pairs_diffed": 0, "errors": 0}
     if not pending:
         _record_done(lake, key, total)

@@ -123,6 +123,7 @@ def attach_witnesses(result, min_severity="BREAKING", max_candidates=200, max_co
                    cut_short=0, skipped=0)
     renames = {c.new: c.old for c in result.changes if c.rule == "tool.renamed"}
     tools = (_tools(result.old), _tools(result.new))  # looked up once, not once per change
+    texts = {}  # a tool schema's canonical text, once per diff however many changes it has
     for change in result.changes:
         if RANK.get(change.severity, 0) < RANK[min_severity] or (
                 change.suppressed and not include_suppressed):
@@ -135,7 +136,8 @@ def attach_witnesses(result, min_severity="BREAKING", max_candidates=200, max_co
             witness, note = witness_for(change, result.old, result.new, renames=renames,
                                         max_candidates=max_candidates,
                                         max_constructive=max_constructive, max_shrink=max_shrink,
-                                        max_size=max_size, budget=budget, tools=tools)
+                                        max_size=max_size, budget=budget, tools=tools,
+                                        texts=texts)
         change.witness, change.witness_note = witness, note
         if witness is not None:
             stats.bump("witnessed")
@@ -187,9 +189,11 @@ _MEMO_MAX = 4096
 
 def witness_for(change, old_manifest, new_manifest, renames=None, max_candidates=200,
                 max_constructive=300, max_shrink=300, max_size=10_000, change_budget=600,
-                budget=None, tools=None):
+                budget=None, tools=None, texts=None):
     """(witness dict or None, note or None) for one change (``tools``: both
-    manifests' tools by name, when the caller has them)."""
+    manifests' tools by name, when the caller has them; ``texts``: a dict
+    the caller keeps for one diff, where schemas' canonical texts are
+    remembered)."""
     if budget is None:
         budget = Budget(change_budget, None, None)
     rule = change.rule
@@ -220,8 +224,8 @@ def witness_for(change, old_manifest, new_manifest, renames=None, max_candidates
     if side == "output" and old_raw is None:
         return None, ("none by nature: without an outputSchema the old tool promised nothing "
                       "a result could violate")
-    key = (rule, rel, canonical(old_raw), canonical(new_raw), max_candidates, max_constructive,
-           max_shrink, max_size)
+    key = (rule, rel, _text(old_raw, texts), _text(new_raw, texts), max_candidates,
+           max_constructive, max_shrink, max_size)
     found = _MEMO.get(key)
     if found is not None and budget.fits(*found[2:]):
         # charged what working it out took, so the rest of the diff sees the
@@ -238,6 +242,15 @@ def witness_for(change, old_manifest, new_manifest, renames=None, max_candidates
             _MEMO.clear()
         _MEMO[key] = (copy.deepcopy(witness), note, meter.used, meter.searched)
     return witness, note
+
+
+def _text(raw, texts):
+    if texts is None:
+        return canonical(raw)
+    hit = texts.get(id(raw))
+    if hit is None or hit[0] is not raw:
+        hit = texts[id(raw)] = (raw, canonical(raw))  # holding the schema keeps its id unique
+    return hit[1]
 
 
 _NORMALISED = {}  # schema text -> normalised schema (one tool's schema serves several changes)

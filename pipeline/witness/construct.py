@@ -488,16 +488,7 @@ def candidates(loc, suffix, base_list, limit, hints=()):
             full = [v for v in full if kind is None or isinstance(v, kind)][:1] or full[:1]
             if full:
                 proposals = values(loc, full[0], suffix, hints=hints) + proposals
-        local = []
-        for value in dedupe(proposals)[:MAX_VALUES]:
-            a_ok = quick(loc.a_loc, value) if loc.a_loc is not None else True
-            r_ok = quick(loc.r_loc, value) if loc.r_loc is not None else True
-            rank = 0 if (a_ok is not False and r_ok is not True) else 1
-            local.append((rank, value))
-        whole_root = not loc.hops and not loc.tail  # a whole schema appeared or went away:
-        # MCP arguments and structured results are objects, so objects first
-        local.sort(key=lambda item: (item[0], whole_root and not isinstance(item[1], dict)))
-        for _rank, value in local:
+        for value in _ranked(loc, proposals):
             whole = place(base, loc, value)
             key = canonical(whole)
             if key in seen:
@@ -507,3 +498,25 @@ def candidates(loc, suffix, base_list, limit, hints=()):
             count += 1
             if count >= limit:
                 return
+
+
+def _ranked(loc, proposals):
+    """The first ``MAX_VALUES`` distinct proposals, those the old side may
+    take and the new side may refuse first, in their order (then objects
+    first when a whole schema appeared or went away: MCP arguments and
+    structured results are objects). The same order as sorting them all by
+    (rank, not an object), worked out lazily: the caller mostly stops at
+    the first, so the rest are never checked."""
+    whole_root = not loc.hops and not loc.tail
+    later = ([], [], [])  # (0, not an object), (1, an object), (1, not an object)
+    for value in inst.unique(proposals, MAX_VALUES):
+        a_ok = quick(loc.a_loc, value) if loc.a_loc is not None else True
+        r_ok = quick(loc.r_loc, value) if loc.r_loc is not None else True
+        rank = 0 if (a_ok is not False and r_ok is not True) else 1
+        other = whole_root and not isinstance(value, dict)
+        if rank == 0 and not other:
+            yield value
+        else:
+            later[2 * rank - 1 + other if rank else 0].append(value)
+    for group in later:
+        yield from group

@@ -72,13 +72,19 @@ def _key(value):
 
 
 def dedupe(values):
-    seen, out = set(), []
+    return list(unique(values))
+
+
+def unique(values, limit=None):
+    """The distinct values in their order, at most ``limit``, one at a time."""
+    seen = set()
     for value in values:
+        if limit is not None and len(seen) >= limit:
+            return
         key = _key(value)
         if key not in seen:
             seen.add(key)
-            out.append(value)
-    return out
+            yield value
 
 
 def _kind(value):

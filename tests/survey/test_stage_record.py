@@ -15,10 +15,10 @@ from pipeline.survey import diffstage
 from pipeline.survey.diffstage import run_diff_stage
 
 
-def _capture(version, tools):
+def _capture(version, tools, server="s"):
     manifest = {"tools": [{"name": n, "inputSchema": {"type": "object", "properties": {
         p: {"type": "string"} for p in props}, "required": sorted(props)}} for n, props in tools.items()]}
-    return capture_row("s", version, json.dumps(manifest), source="test",
+    return capture_row(server, version, json.dumps(manifest), source="test",
                        captured_at=f"2026-01-0{version[-1]}T00:00:00Z")
 
 
@@ -73,3 +73,19 @@ def test_an_unreadable_record_costs_a_full_check_only(tmp_path):
         handle.write("{ cut short")
     again = run_diff_stage(lake, Policy(), workers=1)
     assert (again["pairs"], again["pairs_cached"], again["pairs_diffed"]) == (1, 1, 0)
+
+
+def test_a_broken_tools_file_stops_the_stage_before_any_batch(tmp_path):
+    # the pair query opens only manifests and pairs; the tools files the
+    # workers read are checked first, so no batch runs (here the other
+    # server's, in its own worker) when one of them is damaged
+    lake = Lake(str(tmp_path / "lake"))
+    store(lake, [_capture(v, {"a": props}, server) for server in ("s", "t")
+                 for v, props in (("1.0.1", ["q"]), ("1.0.2", ["q", "r"]))])
+    folder = os.path.join(lake.folder("tools"), "server_id=s")
+    (name,) = [n for n in os.listdir(folder) if n.endswith(".parquet")]
+    with open(os.path.join(folder, name), "wb") as handle:
+        handle.write(b"not parquet at all")
+    with pytest.raises(InputError, match=name):
+        run_diff_stage(lake, Policy(), workers=2)
+    assert not os.path.exists(lake.folder("pairs"))
