@@ -46,7 +46,7 @@ def _key(version: str) -> tuple:
     return tuple(int(n) for n in re.findall(r"[0-9]+", version))
 
 
-def planned(plan_file) -> "callable":
+def planned(plan_file):
     """(server id, version) -> is it in the plan? Everything, without a plan."""
     if plan_file is None:
         return lambda server, version: True
