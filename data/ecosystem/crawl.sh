@@ -23,7 +23,8 @@ runners=${RUNNERS:-1}
 check="$(dirname "$0")/../../bench/sdk_check.py"
 export MCPDELTA_DUMMY_TOKEN=${MCPDELTA_DUMMY_TOKEN:-mcpdelta-dummy-not-a-secret}
 export PUPPETEER_SKIP_DOWNLOAD=1 PUPPETEER_SKIP_CHROMIUM_DOWNLOAD=1 PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
-ids=$(python3 -c 'import sys, yaml; print("\n".join(s["id"] for s in yaml.safe_load(open(sys.argv[1]))["servers"]))' "$servers")
+server_ids() { python3 -c 'import sys, yaml; print("\n".join(s["id"] for s in yaml.safe_load(open(sys.argv[1]))["servers"]))' "$servers"; }
+ids=$(server_ids)
 rm -rf "$out/claims"   # claims of a stopped run: no runner of this one holds them
 mkdir -p "$out/done" "$out/claims"
 
@@ -32,6 +33,9 @@ runner() {  # runner K: the servers nobody has done or claimed, into its own fol
   dir=$out; [ "$k" -gt 1 ] && dir=$out/runner-$k
   for id in $ids; do
     [ -e "$out/done/$id" ] && continue
+    # the servers file may be edited while this runs (each crawl reads it):
+    # a server excluded since is passed over, not an error that ends the runner
+    server_ids | grep -qxF -- "$id" || continue
     mkdir "$out/claims/$id" 2>/dev/null || continue
     echo "== $(date -u +%FT%TZ) [$k] $id"
     "$bin" crawl --servers "$servers" --out "$dir/a" --cache "$out/cache" --only "$id" --concurrency "$jobs"
