@@ -35,7 +35,7 @@ runner() {  # runner K: the servers nobody has done or claimed, into its own fol
     [ -e "$out/done/$id" ] && continue
     # the servers file may be edited while this runs (each crawl reads it):
     # a server excluded since is passed over, not an error that ends the runner
-    server_ids | grep -qxF -- "$id" || continue
+    server_ids | grep -xF -- "$id" >/dev/null || continue  # not -q: the lister would die of a closed pipe
     mkdir "$out/claims/$id" 2>/dev/null || continue
     echo "== $(date -u +%FT%TZ) [$k] $id"
     "$bin" crawl --servers "$servers" --out "$dir/a" --cache "$out/cache" --only "$id" --concurrency "$jobs"
