@@ -109,6 +109,7 @@ class Target:
     source: str = ""                     # where the entry came from
     notes: list[str] = field(default_factory=list)   # said in the capture's warnings
     probes: list | str = field(default_factory=list)  # tools/call probes, or "auto" (probes.py)
+    serial: bool = False                 # its versions are captured one at a time
 
 
 @dataclass

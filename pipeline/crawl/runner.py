@@ -19,6 +19,7 @@ The total time limit of a server covers every attempt.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
 import datetime as dt
 import json
@@ -366,8 +367,11 @@ async def crawl(targets: list[Target], limits: Limits, out_dir: str | Path, *,
         for rec in records:
             finish(rec)
 
+        # a serial server's versions wait for each other before taking a slot
+        serial = {t.id: asyncio.Lock() for t, _ in jobs if t.serial}
+
         async def one(target: Target, published_at: str | None) -> CaptureRecord:
-            async with sem:
+            async with serial.get(target.id) or contextlib.nullcontext(), sem:
                 rec = await capture_target(target, limits, cache, published_at, client)
                 if release_installs and target.package is not None:
                     cache.release(target.package.registry, target.package.name, target.version or "",

@@ -22,6 +22,8 @@
                   versions: ["0.6.0", "2025.4.25"], bin: null}   # or "last 5", ">=0.6", "latest"
                                                # (a list may end in one: ["0.6.0", "> 0.6.0"])
         args: []                         # arguments after the package's executable
+        serial: true                     # its versions captured one at a time (default
+                                         # false): for a server that holds a fixed port
     limits: {timeout_s: 30, concurrency: 8, total_timeout_s: 120, max_pages: 100, ...}
 
 Relative ``cwd`` and a relative ``command`` holding a "/" are resolved
@@ -118,8 +120,11 @@ def parse(data, where: str, base: Path) -> tuple[list[Target], Limits]:
         else:
             found = _entry(entry, f"{where}: servers[{i}]", base)
             probes = parse_probes(entry.get("probes"), f"{where}: servers[{i}]")
+            serial = entry.get("serial", False)
+            if not isinstance(serial, bool):
+                raise InputError(f"{where}: servers[{i}]", f"serial: expected true or false, not {serial!r}")
             for target in found:
-                target.probes = probes
+                target.probes, target.serial = probes, serial
             targets.extend(found)
     seen: set[tuple] = set()
     folders: dict[str, str] = {}
@@ -136,7 +141,7 @@ def parse(data, where: str, base: Path) -> tuple[list[Target], Limits]:
 
 
 _ENTRY_KEYS = {"id", "transport", "command", "args", "env", "cwd", "url", "headers", "versions", "package",
-               "description", "python", "probes"}
+               "description", "python", "probes", "serial"}
 
 
 def _strings(value, what: str, where: str) -> list[str]:

@@ -11,7 +11,7 @@ from pipeline.cli import main
 from pipeline.crawl.packages import PackageCache, check_selector, select
 from pipeline.crawl.servers import load
 
-from .conftest import FAULT_STDIO, run_crawl
+from .conftest import FAULT_STDIO, fast_limits, run_crawl
 
 
 def write(path: Path, text: str) -> Path:
@@ -61,6 +61,7 @@ limits: {timeout_s: 7, concurrency: 3}
     ("servers:\n  - {id: a, package: {registry: npm, name: x, versions: 'most of them'}}", "cannot read"),
     ("servers: [\n", "not valid YAML"),
     ("servers: []\nlimits: {timeout_s: soon}", "limits.timeout_s"),
+    ("servers:\n  - {id: a, command: x, serial: sometimes}", "serial"),
 ])
 def test_bad_servers_file_is_one_line_exit_2(tmp_path, capsys, text, words):
     f = write(tmp_path / "servers.yaml", text)
@@ -68,6 +69,30 @@ def test_bad_servers_file_is_one_line_exit_2(tmp_path, capsys, text, words):
     err = capsys.readouterr().err.strip()
     assert rc == 2
     assert len(err.splitlines()) == 1 and str(f) in err and words in err, err
+
+
+def test_a_serial_server_has_its_versions_captured_one_at_a_time(tmp_path):
+    """Its versions hold one fixed port each while they run: captured side
+    by side (concurrency 2), the second would find the port taken and exit."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    f = write(tmp_path / "servers.yaml", f"""
+servers:
+  - id: side-port
+    command: "{{python}}"
+    args: ["{FAULT_STDIO}", fixed-port, "{{version}}"]
+    env: {{FIXED_PORT: "{port}"}}
+    versions: ["1.0.0", "1.1.0", "1.2.0"]
+    serial: true
+""")
+    targets, _ = load(f)
+    assert all(t.serial for t in targets)
+    records = run_crawl(targets, tmp_path / "out", fast_limits(concurrency=2, retries=0))
+    assert [(r.version, r.ok) for r in sorted(records, key=lambda r: r.version)] == \
+        [("1.0.0", True), ("1.1.0", True), ("1.2.0", True)], [r.error for r in records]
 
 
 def test_missing_servers_file_exit_2(tmp_path, capsys):

@@ -16,7 +16,9 @@ older Python SDK servers do),
 hang, hang-stubborn (ignores SIGTERM and stdin EOF), exit-early,
 partial-line, crash-mid-list, garbage, huge, flood, cycle, endless,
 reject-prompts, init-error, echo-secret, leak-crash, old-only, echo-client (serverInfo
-reports the clientInfo and protocolVersion it was sent).
+reports the clientInfo and protocolVersion it was sent), fixed-port (holds
+127.0.0.1:$FIXED_PORT while it runs and exits at once when it is taken, as
+servers with a fixed side port do).
 With PIDFILE set, the server writes its pid and a child's pid there.
 """
 
@@ -257,6 +259,17 @@ def main():
         spawn_child()
     if MODE == "hang-stubborn":
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    if MODE == "fixed-port":
+        import socket
+
+        held = socket.socket()
+        try:
+            held.bind(("127.0.0.1", int(os.environ["FIXED_PORT"])))
+        except OSError as exc:
+            sys.stderr.write(f"Error: listen EADDRINUSE ({exc})\n")
+            sys.exit(1)
+        held.listen()
+        time.sleep(0.5)  # long enough for a second capture started beside it to collide
     if MODE == "exit-early":
         sys.stderr.write("cannot find config\n")
         sys.exit(1)
