@@ -87,6 +87,7 @@ async def sdk_tools(command: str, args: list, env: dict, cwd) -> tuple[list, str
 
 
 async def check(target, version, published_at, manifest, cache) -> dict:
+    from pipeline.crawl.packages import runtime_env
     from pipeline.crawl.runner import isolated_env
     from pipeline.crawl.servers import expand
 
@@ -95,8 +96,9 @@ async def check(target, version, published_at, manifest, cache) -> dict:
     home = pathlib.Path(tempfile.mkdtemp(prefix="mcpdelta-sdk-home-"))
     try:
         info = await cache.install(target.package.registry, target.package.name, version, published_at,
-                                   target.package.bin, python=target.package.python)
-        env = {**os.environ, **isolated_env(home), **{k: expand(v, set()) for k, v in target.env.items()}}
+                                   target.package.bin, python=target.package.python, node=target.package.node)
+        env = {**os.environ, **isolated_env(home), **runtime_env(info),
+               **{k: expand(v, set()) for k, v in target.env.items()}}
         tools, protocol = await asyncio.wait_for(
             sdk_tools(info["argv"][0], info["argv"][1:] + list(target.args), env, target.cwd), TIMEOUT_S)
     except BaseException as exc:  # the SDK's task groups raise groups; one line either way

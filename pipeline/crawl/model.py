@@ -89,6 +89,7 @@ class PackageSpec:
     versions: Any                        # list of str, "last N", a range string, or "latest"
     bin: str | None = None               # which executable, when a package has several
     python: str | None = None            # PyPI: the interpreter ("3.12"); None = from Requires-Python
+    node: str | None = None              # npm: the Node.js major ("22"); None = the machine's node
 
 
 @dataclass
@@ -135,6 +136,7 @@ class CaptureRecord:
     capture_ms: int = 0                  # of duration_ms: the capture (start to last list)
     install_retry: str | None = None     # set when the install needed a later cut-off, and why
     python: str | None = None            # PyPI sweeps: the interpreter of the venv
+    node: str | None = None              # npm sweeps with their own Node.js: its version
     noise_lines: int = 0                 # non-JSON stdout lines skipped
     error_lines: list[str] = field(default_factory=list)   # the stderr lines that name an error
     manifest: dict | None = None

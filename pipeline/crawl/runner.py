@@ -35,7 +35,7 @@ from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
 from .errors import CrawlError, cause_lines
 from .http import StreamableHttpTransport
 from .model import ClientIdentity, CaptureRecord, Limits, PackageSpec, Target
-from .packages import PackageCache, default_cache, is_selector, select_noted
+from .packages import PackageCache, default_cache, is_selector, runtime_env, select_noted
 from .redact import redact, use_secrets
 from .servers import VAR, MissingVariable, expand, safe_name
 from .session import DiscoverBroke, capture
@@ -103,7 +103,7 @@ async def expand_sweeps(targets: list[Target], cache: PackageCache, concurrency:
             one = copy.copy(t)
             one.version = v
             one.notes = t.notes + ([note] if note else [])
-            one.package = PackageSpec(spec.registry, spec.name, [v], spec.bin, spec.python)
+            one.package = PackageSpec(spec.registry, spec.name, [v], spec.bin, spec.python, spec.node)
             jobs.append((one, published.get(v)))
     return jobs, failed
 
@@ -160,18 +160,23 @@ async def capture_target(t: Target, limits: Limits, cache: PackageCache | None,
         if t.problem:
             raise CrawlError("bad_target", t.problem)
         command, args = t.command, list(t.args)
+        runtime = {}  # PATH for a package with its own Node.js
         if t.package:
             if cache is None:
                 raise CrawlError("install_failed", "no package cache configured")
             info = await cache.install(t.package.registry, t.package.name, t.version or "",
-                                       published_at, t.package.bin, python=t.package.python)
+                                       published_at, t.package.bin, python=t.package.python,
+                                       node=t.package.node)
             rec.install_ms = int(info.get("install_ms") or 0)
             rec.published_at = info.get("published_at") or published_at
             rec.install_retry = info.get("retry")
             rec.python = info.get("python")
+            rec.node = info.get("node")
             command, args = info["argv"][0], info["argv"][1:] + args
+            runtime = runtime_env(info)
         try:
-            env = {**isolated_env(home), **{k: expand(v, secrets) for k, v in t.env.items()}}
+            env = {**isolated_env(home), **runtime,
+                   **{k: expand(v, secrets) for k, v in t.env.items()}}
             headers = {k: expand(v, secrets) for k, v in t.headers.items()}
             secret_headers = frozenset(k.lower() for k, v in t.headers.items() if VAR.search(v))
             if t.url or (t.cwd and VAR.search(t.cwd)):

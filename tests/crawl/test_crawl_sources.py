@@ -62,6 +62,8 @@ limits: {timeout_s: 7, concurrency: 3}
     ("servers: [\n", "not valid YAML"),
     ("servers: []\nlimits: {timeout_s: soon}", "limits.timeout_s"),
     ("servers:\n  - {id: a, command: x, serial: sometimes}", "serial"),
+    ("servers:\n  - {id: a, node: '22', package: {registry: pypi, name: x}}", "only an npm"),
+    ("servers:\n  - {id: a, node: latest, package: {registry: npm, name: x}}", "major version"),
 ])
 def test_bad_servers_file_is_one_line_exit_2(tmp_path, capsys, text, words):
     f = write(tmp_path / "servers.yaml", text)

