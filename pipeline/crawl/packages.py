@@ -258,6 +258,8 @@ class PackageCache:
         started = time.monotonic()
         work = Path(tempfile.mkdtemp(prefix=f".{safe_name(version)}-", dir=final.parent))
         try:
+            if registry == "npm" and node:  # before the dated tries: no cut-off finds a missing Node.js
+                await self.node_runtime(node)
             runtime = python if registry == "pypi" else node
             info = await self._install_dated(work, registry, name, version, published_at, bin_name, runtime)
             info.update({"registry": registry, "name": name, "version": version, "published_at": published_at})
