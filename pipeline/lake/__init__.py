@@ -14,7 +14,10 @@ rows. A diff batch's ``changes`` count only once its ``pairs`` ledger file
 is there (the ledger commits the batch), so a crash between the two writes
 is never counted, even before the next survey tidies it away.
 
-Hive-style folders (``server_id=<id>``) partition each table by server; the
+Hive-style folders (``server_id=<id>``) partition the tables a worker reads
+by server; a diff batch's ``changes`` and ``pairs`` are one file each in
+their table's own folder, whatever servers the batch spans (lakes written
+before keep them in partitions too: readers and the tidy-up take both). The
 server id is also a column inside every file, which is what readers use.
 """
 
@@ -78,8 +81,8 @@ class Lake:
     # --- writing ---------------------------------------------------------
 
     def append(self, table: str, rows: list, batch_id: str) -> list:
-        """Write ``rows`` (dicts) as new files of ``table``, one per server
-        partition; return the paths written."""
+        """Write ``rows`` (dicts) as new files of ``table``: one per server
+        partition of a partitioned table, else one; return the paths written."""
         if not rows:
             return []
         schema = TABLES[table]
@@ -117,17 +120,22 @@ class Lake:
     def remove_orphans(self) -> int:
         """Delete ``changes`` files whose batch never reached the ``pairs``
         ledger (a crash between the two writes), and stale temporary files.
-        The ledger is written last, so what it lists is complete."""
+        The ledger is written last, so what it lists is complete. A changes
+        file and its ledger file have the same place in their tables: both
+        in the table's folder, or (lakes written before) both in the same
+        server's partition."""
         removed = 0
-        ledger = set()  # (partition folder, file name) of every ledger file
-        for root, _, files in os.walk(self.folder("pairs")):
-            ledger.update((os.path.basename(root), f) for f in files if f.endswith(".parquet"))
+        ledger = set()  # (place in the table's folder, file name) of every ledger file
+        pairs = self.folder("pairs")
+        for root, _, files in os.walk(pairs):
+            ledger.update((os.path.relpath(root, pairs), f) for f in files if f.endswith(".parquet"))
         for table in TABLES:
-            for root, _, files in os.walk(self.folder(table)):
+            folder = self.folder(table)
+            for root, _, files in os.walk(folder):
                 for name in files:
                     stale = name.endswith(".tmp")
                     orphan = (table == "changes" and name.endswith(".parquet")
-                              and (os.path.basename(root), name) not in ledger)
+                              and (os.path.relpath(root, folder), name) not in ledger)
                     if stale or orphan:
                         os.remove(os.path.join(root, name))
                         removed += 1
@@ -136,50 +144,46 @@ class Lake:
     # --- reading ---------------------------------------------------------
 
     def files(self, table: str) -> list:
-        """The table's committed files, each checked to be Parquet of the
-        table's schema (``InputError`` naming the first that is not)."""
+        """The table's committed files (its partitions' and its own
+        folder's), each checked to be Parquet of the table's schema
+        (``InputError`` naming the first that is not)."""
         folder = self.folder(table)
-        if table in PARTITIONED:
-            try:
-                parts = sorted(os.scandir(folder), key=lambda e: e.name)
-            except (FileNotFoundError, NotADirectoryError):
-                return []
-            folders = [p.path for p in parts if p.name.startswith("server_id=") and p.is_dir()]
-        else:
-            folders = [folder]
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except (FileNotFoundError, NotADirectoryError):
+            return []
         paths = []
-        for where in folders:
-            try:
-                names = sorted(os.listdir(where))
-            except (FileNotFoundError, NotADirectoryError):
-                continue
-            paths += [f"{where}/{n}" for n in names if n.endswith(".parquet") and not n.startswith(".")]
+        for entry in entries:
+            if entry.name.startswith("server_id=") and entry.is_dir():
+                paths += _parquet_in(entry.path)
+        paths += _parquet_in(folder)
         for path in paths:
             check_file(path, table)
         return paths
 
     def read_servers(self, table: str, server_ids, columns=None):
-        """The rows of some servers' partitions, read straight from their
-        files (an Arrow table): a worker loads only the servers it diffs."""
-        paths = []
-        for server_id in sorted(set(server_ids)):
-            folder = f"{self.folder(table)}/server_id={partition_value(server_id)}"
-            if os.path.isdir(folder):
-                paths += sorted(f"{folder}/{n}" for n in os.listdir(folder)
-                                if n.endswith(".parquet") and not n.startswith("."))
-        if not paths:
-            return pa.Table.from_pylist([], TABLES[table]).select(columns or TABLES[table].names)
-        # each file opened once: its footer is both checked and read from
-        # (pq.read_table would resolve a filesystem and a dataset per file)
+        """The rows of some servers, read straight from their files (an
+        Arrow table): a worker loads only the servers it diffs. A server's
+        partition is read whole; a file of the table's own folder (a batch's
+        rows of many servers) is read and filtered."""
+        wanted = sorted(set(server_ids))
+        names = list(columns or TABLES[table].names)
+        folder = self.folder(table)
         tables = []
-        for path in paths:
-            parquet = _open(path)
-            _check_schema(path, table, parquet.schema_arrow)
-            try:
-                tables.append(parquet.read(columns=columns, use_threads=False))
-            except (OSError, pa.ArrowException) as exc:  # a footer that lies about its pages
-                raise InputError(path, _NOT_PARQUET + f"{str(exc).splitlines()[0][:160]}; "
-                                       "move it out of the lake") from None
+        for server_id in wanted:
+            for path in _parquet_in(f"{folder}/server_id={partition_value(server_id)}"):
+                tables.append(_read_file(path, table, columns))
+        shared = _parquet_in(folder)
+        if shared:
+            import pyarrow.compute as pc  # 80 ms to import: not for the workers' partitioned reads
+
+            ids = pa.array(wanted, pa.string())
+            read = names if "server_id" in names else names + ["server_id"]
+            for path in shared:
+                data = _read_file(path, table, read)
+                tables.append(data.filter(pc.is_in(data["server_id"], value_set=ids)).select(names))
+        if not tables:
+            return pa.Table.from_pylist([], TABLES[table]).select(names)
         return pa.concat_tables(tables, promote_options="default")
 
     def connect(self, engine_version=None, policy_hash=None, tables=None):
@@ -228,6 +232,29 @@ def _read(files) -> str:
     # the file list is a literal: a parameter cannot be used in a view body
     listed = ", ".join("'" + _quote(f) + "'" for f in files)
     return f"SELECT * FROM read_parquet([{listed}], union_by_name = true, hive_partitioning = false)"
+
+
+def _parquet_in(folder: str) -> list:
+    """The committed ``*.parquet`` files right in ``folder``, by name
+    (none when there is no such folder)."""
+    try:
+        names = sorted(os.listdir(folder))
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    return [f"{folder}/{n}" for n in names if n.endswith(".parquet") and not n.startswith(".")]
+
+
+def _read_file(path: str, table: str, columns):
+    """A lake file's rows (an Arrow table), its footer checked first.
+    The file is opened once: its footer is both checked and read from
+    (``pq.read_table`` would resolve a filesystem and a dataset per file)."""
+    parquet = _open(path)
+    _check_schema(path, table, parquet.schema_arrow)
+    try:
+        return parquet.read(columns=columns, use_threads=False)
+    except (OSError, pa.ArrowException) as exc:  # a footer that lies about its pages
+        raise InputError(path, _NOT_PARQUET + f"{str(exc).splitlines()[0][:160]}; "
+                               "move it out of the lake") from None
 
 
 def check_file(path: str, table: str) -> None:

@@ -2,14 +2,17 @@
 
     LAKE/manifests/v1/server_id=<id>/part-<batch>.parquet   one row per capture
     LAKE/tools/v1/server_id=<id>/part-<batch>.parquet       one row per tool of a stored contract
-    LAKE/changes/v1/server_id=<id>/part-<batch>.parquet     one row per change
-    LAKE/pairs/v1/server_id=<id>/part-<batch>.parquet       one row per diffed pair (the ledger)
+    LAKE/changes/v1/part-<batch>.parquet                    one row per change
+    LAKE/pairs/v1/part-<batch>.parquet                      one row per diffed pair (the ledger)
     LAKE/runs/v1/part-<run>.parquet                         one row per survey run
     LAKE/notes/v1/server_id=<id>/part-<batch>.parquet       one row per judge note on a prose change
     LAKE/attempts/v1/server_id=<id>/part-<batch>.parquet    one row per capture attempt, every pass
 
-A schema change bumps the folder's version; readers name the version they
-understand, so an old lake is never misread.
+A diff batch writes one ``changes`` and one ``pairs`` file whatever servers
+it spans (a file per server and table was most of the stage's write cost);
+lakes written before also hold them as ``server_id=<id>/part-<batch>.parquet``,
+read as they are. A schema change bumps the folder's version; readers name
+the version they understand, so an old lake is never misread.
 """
 
 import pyarrow as pa
@@ -176,4 +179,5 @@ ATTEMPTS = pa.schema([
 
 TABLES = {"manifests": MANIFESTS, "tools": TOOLS, "probes": PROBES, "changes": CHANGES, "pairs": PAIRS,
           "runs": RUNS, "notes": NOTES, "attempts": ATTEMPTS}
-PARTITIONED = ("manifests", "tools", "probes", "changes", "pairs", "notes", "attempts")
+# written one folder per server (a worker reads only its servers' manifests and tools)
+PARTITIONED = ("manifests", "tools", "probes", "notes", "attempts")

@@ -83,6 +83,7 @@ class _Contracts:
         self.tools = {(s, d, n): t for s, d, n, t in zip(*(c.to_pylist() for c in tools.columns))}
         self._hashes = {}
         self._surfaces = {}  # surface text -> decoded and checked (or the InputError)
+        self._tools = {}  # tool text -> decoded: a tool's new side is the next pair's old side
 
     def hashes(self, server_id, digest):
         key = (server_id, digest)
@@ -121,6 +122,14 @@ class _Contracts:
             raise InputError(source, found.problem)
         return found
 
+    def _tool(self, text):
+        """A stored tool decoded once per batch and text (shared, like the
+        surfaces: the engine never changes what it is given)."""
+        found = self._tools.get(text)
+        if found is None:
+            found = self._tools[text] = json.loads(text)
+        return found
+
     def pair(self, server_id, old_digest, new_digest, sources):
         """(old, new) reduced manifests, validated for shape."""
         from pipeline.engine.manifest import validate_manifest
@@ -140,7 +149,7 @@ class _Contracts:
             manifest = dict(self.surface(server_id, digest, source))  # its own tools list
             if hashes is not None:
                 try:
-                    tools = [json.loads(self.tools[(server_id, digest, n)])
+                    tools = [self._tool(self.tools[(server_id, digest, n)])
                              for n in sorted(moved) if n in hashes]
                 except KeyError:
                     raise InputError(source, "a tool is missing from the lake") from None

@@ -109,11 +109,13 @@ def test_uncommitted_changes_are_not_counted(lake, mcpdelta):
 
     assert Lake(str(lake)).connect().execute("SELECT count(*) FROM all_changes").fetchone()[0] > 0
     assert breaking_in_report("before") > 0
-    for path in (lake / "pairs" / "v1").glob("server_id=*/*.parquet"):
+    ledger = sorted((lake / "pairs" / "v1").glob("*.parquet"))
+    assert ledger  # a batch's ledger is one file in the table's folder
+    for path in ledger:
         path.unlink()  # as if every batch had died before its ledger write
     assert Lake(str(lake)).connect().execute("SELECT count(*) FROM all_changes").fetchone()[0] == 0
     assert breaking_in_report("after") == 0
-    assert sorted((lake / "changes" / "v1").glob("server_id=*/*.parquet"))  # still on disk
+    assert sorted((lake / "changes" / "v1").glob("*.parquet"))  # still on disk
 
 
 @pytest.mark.parametrize("command", [("survey", "--no-crawl"), ("report",), ("drift",), ("ingest", CAPTURES)],

@@ -54,11 +54,13 @@ def test_a_new_capture_is_a_new_state_and_its_pair_is_diffed(tmp_path):
     assert run_diff_stage(lake, Policy(), workers=1)["pairs_diffed"] == 0
 
 
-def test_a_broken_file_in_the_ledger_is_still_found(tmp_path):
+@pytest.mark.parametrize("place", ["", "server_id=s"], ids=["batch-file", "old-partition"])
+def test_a_broken_file_in_the_ledger_is_still_found(tmp_path, place):
     lake = Lake(str(tmp_path / "lake"))
     store(lake, [_capture("1.0.1", {"a": ["q"]}), _capture("1.0.2", {"a": ["q", "r"]})])
     run_diff_stage(lake, Policy(), workers=1)
-    junk = os.path.join(lake.folder("pairs"), "server_id=s", "part-junk.parquet")
+    os.makedirs(os.path.join(lake.folder("pairs"), place), exist_ok=True)
+    junk = os.path.join(lake.folder("pairs"), place, "part-junk.parquet")
     with open(junk, "wb") as handle:
         handle.write(b"not parquet at all")
     with pytest.raises(InputError, match="part-junk.parquet"):
