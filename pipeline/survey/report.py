@@ -83,7 +83,7 @@ def open_lake(root, servers=None, engine_version=None, policy_hash=None):
         in_list = "server_id IN (" + ", ".join(_literal(s) for s in chosen) + ")"
         from pipeline.lake.tables import PARTITIONED
 
-        for table in (t for t in PARTITIONED if t not in ("changes", "pairs")):
+        for table in PARTITIONED:  # the tables kept per server; changes and pairs are scoped below
             con.execute(f"ALTER VIEW {table} RENAME TO _lake_{table}")
             con.execute(f"CREATE VIEW {table} AS SELECT * FROM _lake_{table} WHERE {in_list}")
         scope.append(in_list)
