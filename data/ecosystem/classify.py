@@ -294,13 +294,15 @@ def cmd_build(args) -> int:
     checks = read_tsv(HERE / "checks.tsv")
     recipes = yaml.safe_load((HERE / "recipes.yaml").read_text())["recipes"]
     rows, servers, problems, left_out = [], [], [], 0
+    # a candidate without metadata would leave the files written half: write nothing
+    missing = [c for c in candidates(args.candidates) if not meta_file(args.meta, c["registry"], c["name"]).exists()]
+    if missing:
+        print(f"classify: {len(missing)} candidates have no registry metadata in {args.meta} "
+              f"(first {missing[0]['registry']} {missing[0]['name']}): run fetch first", file=sys.stderr)
+        return 2
     for cand in candidates(args.candidates):
         reg, name = cand["registry"], cand["name"]
-        path = meta_file(args.meta, reg, name)
-        if not path.exists():
-            problems.append(f"{reg} {name}: no metadata (run fetch)")
-            continue
-        data = json.loads(path.read_text())
+        data = json.loads(meta_file(args.meta, reg, name).read_text())
         judged = judgements.get((reg, name))
         if data.get("error"):
             ev_text, ev = f"registry: {data['error']}", None
