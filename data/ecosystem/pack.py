@@ -114,24 +114,29 @@ def unpack(dest: pathlib.Path, out: pathlib.Path) -> int:
     """The committed captures back as the first runner's folders, so a crawl
     over them skips every release already captured, and every server the
     second pass has tried marked done (the second pass runs only after the
-    first has finished a server)."""
-    written = 0
+    first has finished a server). A server the second pass never tried
+    comes back with nothing: its first pass's installs are gone, so the
+    resumed crawl runs both passes for it again, its old log rows dropped."""
+    written, done = 0, set()
     second = dest / PASSES["b"] / "crawl-log.jsonl"
     if second.exists():
-        (out / "done").mkdir(parents=True, exist_ok=True)
-        for line in second.read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                (out / "done" / json.loads(line)["id"]).touch()
+        done = {json.loads(line)["id"] for line in second.read_text(encoding="utf-8").splitlines() if line.strip()}
+    (out / "done").mkdir(parents=True, exist_ok=True)
+    for server in done:
+        (out / "done" / server).touch()
     for name, packed in PASSES.items():
         for archive in sorted((dest / packed).glob("*/*.json.gz")):
             target = out / name / archive.parent.name / archive.name[: -len(".gz")]
-            if not target.exists():
+            if archive.parent.name in done and not target.exists():
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(gzip.decompress(archive.read_bytes()))
                 written += 1
         log = dest / packed / "crawl-log.jsonl"
         if log.exists() and not (out / name / "crawl-log.jsonl").exists():
-            shutil.copyfile(log, out / name / "crawl-log.jsonl")
+            rows = [line for line in log.read_text(encoding="utf-8").splitlines()
+                    if line.strip() and json.loads(line)["id"] in done]
+            (out / name).mkdir(parents=True, exist_ok=True)
+            (out / name / "crawl-log.jsonl").write_text("".join(row + "\n" for row in rows), encoding="utf-8")
     if (dest / SDK_CHECK).exists() and not (out / SDK_CHECK).exists():
         shutil.copyfile(dest / SDK_CHECK, out / SDK_CHECK)
     return written

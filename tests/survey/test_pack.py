@@ -57,3 +57,19 @@ def test_without_a_plan_everything_is_packed_and_packing_again_writes_nothing(tm
     assert pack.pack(out, dest) == 0  # same bytes: nothing rewritten
     assert gzip.decompress((dest / "captures" / "excluded" / "2.0.0.json.gz").read_bytes()) == \
         (out / "a" / "excluded" / "2.0.0.json").read_bytes()
+
+
+def test_unpack_marks_what_both_passes_did_and_leaves_a_half_done_server_to_crawl_again(tmp_path):
+    out, dest, back = tmp_path / "out", tmp_path / "data", tmp_path / "resumed"
+    crawl_folder(out, [("both", "1.0.0"), ("half", "1.0.0"), ("half", "2.0.0")])
+    (out / "b" / "both").mkdir(parents=True)  # the second pass reached "both" only
+    (out / "b" / "both" / "1.0.0.json").write_text(json.dumps({"tools": [], "v": "1.0.0"}))
+    (out / "b" / "crawl-log.jsonl").write_text(json.dumps({"id": "both", "version": "1.0.0", "ok": True,
+                                                           "captured_at": "2026-12-01T00:01:00Z"}) + "\n")
+    pack.pack(out, dest)
+    assert pack.unpack(dest, back) == 2
+    assert sorted(p.name for p in (back / "done").iterdir()) == ["both"]
+    assert sorted(str(p.relative_to(back)) for p in back.glob("*/*/*.json")) == ["a/both/1.0.0.json",
+                                                                                 "b/both/1.0.0.json"]
+    # "half" has no capture and no log row left: its first pass installs and captures it again
+    assert [json.loads(line)["id"] for line in (back / "a" / "crawl-log.jsonl").read_text().splitlines()] == ["both"]
