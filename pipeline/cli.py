@@ -41,12 +41,15 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line, or with ``only`` just that command's parser
+    (a dozen unused subparsers cost more than a small diff)."""
     parser = _Parser(prog="mcpdelta", description="Contract diffs for MCP servers.")
     parser.add_argument("-V", "--version", action="version", version=f"mcpdelta {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name, (module, help_line) in COMMANDS.items():
-        sub.add_parser(name, help=help_line, description=help_line)
+        if only in (None, name):
+            sub.add_parser(name, help=help_line, description=help_line)
     return parser
 
 
@@ -55,10 +58,10 @@ def main(argv=None) -> int:
     # a lone surrogate from a manifest prints as its JSON escape, not a crash
     if hasattr(sys.stdout, "reconfigure"):
         sys.stdout.reconfigure(errors="backslashreplace")
-    parser = build_parser()
     # Parse the command name first, then let that command's module add its
     # own arguments: only the chosen command's module is imported.
     name = next((a for a in argv if not a.startswith("-")), None)
+    parser = build_parser(name if name in COMMANDS else None)
     try:
         if name in COMMANDS:
             module = importlib.import_module(COMMANDS[name][0])
