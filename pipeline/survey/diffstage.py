@@ -22,6 +22,7 @@ import pathlib
 import threading
 
 from pipeline import __version__
+from pipeline.errors import InputError
 from pipeline.survey import PAIR_MODES
 
 from pipeline.resources import SQL_DIR as SQL
@@ -86,7 +87,9 @@ class _Contracts:
         self.tools = {(s, d, n): t for s, d, n, t in zip(*(c.to_pylist() for c in tools.columns))}
         self._hashes = {}
         self._surfaces = {}  # surface text -> decoded and checked (or the InputError)
-        self._tools = {}  # tool text -> decoded: a tool's new side is the next pair's old side
+        # tool text -> decoded and checked (or the InputError): a tool's new
+        # side is the next pair's old side
+        self._tools = {}
 
     def hashes(self, server_id, digest):
         key = (server_id, digest)
@@ -104,12 +107,11 @@ class _Contracts:
         of a pair (and the server's other captures) share one object, which
         the engine's equality check passes at once. The engine never
         changes what it is given."""
-        from pipeline.engine.manifest import validate_manifest
-        from pipeline.errors import InputError
-
         text = self.surfaces[(server_id, digest)][0]
         found = self._surfaces.get(text)
         if found is None:
+            from pipeline.engine.manifest import validate_manifest
+
             try:
                 found = json.loads(text)
                 if not isinstance(found, dict):
@@ -125,19 +127,31 @@ class _Contracts:
             raise InputError(source, found.problem)
         return found
 
-    def _tool(self, text):
-        """A stored tool decoded once per batch and text (shared, like the
-        surfaces: the engine never changes what it is given)."""
+    def _tool(self, text, name, source):
+        """A stored tool decoded and checked for shape once per batch and
+        text (shared, like the surfaces: the engine never changes what it is
+        given); it must be the tool its row names, so no two tools of a
+        reduced manifest share a name."""
         found = self._tools.get(text)
         if found is None:
-            found = self._tools[text] = json.loads(text)
+            from pipeline.engine.manifest import validate_manifest
+
+            try:
+                found = json.loads(text)
+                validate_manifest({"tools": [found]}, source, max_depth=None)
+            except (TypeError, ValueError) as exc:
+                found = InputError(source, f"a stored tool is not valid JSON ({exc})")
+            except InputError as exc:
+                found = exc
+            self._tools[text] = found
+        if isinstance(found, InputError):
+            raise InputError(source, found.problem)
+        if found["name"] != name:
+            raise InputError(source, f"the stored tool {name!r} is named {found['name']!r}")
         return found
 
     def pair(self, server_id, old_digest, new_digest, sources):
         """(old, new) reduced manifests, validated for shape."""
-        from pipeline.engine.manifest import validate_manifest
-        from pipeline.errors import InputError
-
         manifests = []
         for digest, source in zip((old_digest, new_digest), sources):
             if (server_id, digest) not in self.surfaces:
@@ -152,13 +166,10 @@ class _Contracts:
             manifest = dict(self.surface(server_id, digest, source))  # its own tools list
             if hashes is not None:
                 try:
-                    tools = [self._tool(self.tools[(server_id, digest, n)])
+                    tools = [self._tool(self.tools[(server_id, digest, n)], n, source)
                              for n in sorted(moved) if n in hashes]
                 except KeyError:
                     raise InputError(source, "a tool is missing from the lake") from None
-                except (TypeError, ValueError) as exc:
-                    raise InputError(source, f"a stored tool is not valid JSON ({exc})") from None
-                validate_manifest({"tools": tools}, source, max_depth=None)
                 manifest["tools"] = tools
             manifests.append(manifest)
         return manifests
@@ -225,7 +236,9 @@ def diff_batch(lake_root, pairs, policy, engine, policy_id, batch_id) -> dict:
 
 def _diff_pairs(lake, contracts, pairs, policy, engine, policy_id, batch_id) -> dict:
     from pipeline.engine.result import DiffResult
-    from pipeline.errors import InputError
+
+    if policy.witness != "never":
+        from pipeline.witness import attach_witnesses  # evidence only
 
     changes, ledger = [], []
     for row in pairs:
@@ -244,8 +257,6 @@ def _diff_pairs(lake, contracts, pairs, policy, engine, policy_id, batch_id) -> 
                            "error": str(exc), "diffed_at": _now()})
             continue
         if policy.witness != "never":
-            from pipeline.witness import attach_witnesses  # evidence only
-
             attach_witnesses(result, min_severity=policy.witness)
         for change in result.changes:
             # the fields of Change.as_json(), without its sorted copies of
