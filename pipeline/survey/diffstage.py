@@ -480,8 +480,8 @@ def run_diff_stage(lake, policy, mode="consecutive", since=None, workers=None,
 def _diff_beside_pool(lake, batches, policy, engine, policy_id, workers, record) -> None:
     """Diff the batches in this process and in ``workers - 1`` pool workers,
     each taking the next batch when it is done with one. This process has
-    the pyarrow and DuckDB a worker would import anyway: a worker fewer to
-    start is about 0.5 s of CPU fewer."""
+    loaded pyarrow already: a worker fewer to start is its imports fewer
+    (about 0.35 s of CPU)."""
     from pipeline.lake import new_batch_id
 
     queue = collections.deque(batches)
