@@ -41,10 +41,9 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from pipeline.engine.policy import Policy  # noqa: E402
-from pipeline.lake import Lake  # noqa: E402
-from pipeline.lake.ingest import capture_row, store  # noqa: E402
-from pipeline.survey.diffstage import run_diff_stage  # noqa: E402
+# The pipeline is imported in main(), not here: a diff worker (spawned)
+# imports this script again, and should load what a survey's worker loads
+# (the mcpdelta script imports next to nothing), not the lake and ingest.
 
 WORDS = ("search list create update delete fetch item record user project issue file page note "
          "tag query filter sort limit offset owner repo branch commit status").split()
@@ -210,6 +209,8 @@ def _cpu() -> float:
 
 
 def _timed_stage(lake, policy, workers):
+    from pipeline.survey.diffstage import run_diff_stage
+
     start, cpu = time.perf_counter(), _cpu()
     stats = run_diff_stage(lake, policy, workers=workers)
     stats["cpu_s"] = _cpu() - cpu
@@ -225,6 +226,10 @@ def main(argv=None) -> int:
                         help="grow the histories from the real captures in data/")
     parser.add_argument("--lake", help="keep the lake here (default: a temporary folder)")
     args = parser.parse_args(argv)
+    from pipeline.engine.policy import Policy
+    from pipeline.lake import Lake
+    from pipeline.lake.ingest import capture_row, store
+
     load_start = os.getloadavg()[0]
     if args.realistic:
         bases = real_manifests()

@@ -27,7 +27,7 @@ def add_arguments(parser):
     parser.add_argument("--title", help='the page\'s subject: "How often TITLE broke their callers" '
                                         '(default: the surveyed MCP servers)')
     parser.add_argument("--config", metavar="FILE", help="config file (default: .mcpdelta.yml here)")
-    parser.add_argument("--workers", type=int, metavar="N", help="diff worker processes (default: one per core)")
+    parser.add_argument("--workers", type=int, metavar="N", help="processes that diff: the survey and N-1 workers (default: one per core)")
     parser.add_argument("--format", choices=("text", "json"), default="text")
     parser.add_argument("--wait", action="store_true",
                         help="if another mcpdelta is writing the lake, wait for it (default: fail at once)")

@@ -22,7 +22,7 @@ def add_arguments(parser):
     parser.add_argument("--severity-override", metavar="RULE=SEVERITY", action="append", default=[])
     parser.add_argument("--report", metavar="DIR", help="report folder (default: next to the lake)")
     parser.add_argument("--format", choices=("text", "json"), default="text")
-    parser.add_argument("--workers", type=int, metavar="N", help="diff worker processes (default: one per core)")
+    parser.add_argument("--workers", type=int, metavar="N", help="processes that diff: the survey and N-1 workers (default: one per core)")
     parser.add_argument("--witness", metavar="SEVERITY", default="BREAKING",
                         help="build witnesses for schema changes at or above this severity, "
                              "or never (default: BREAKING)")

@@ -4,6 +4,8 @@ Pure: no clock, no network, no randomness, no model. The same two manifests
 give the same changes, in the same order, in any process.
 """
 
+import itertools
+
 from pipeline.engine.behaviour import diff_probes
 from pipeline.engine.change import Change
 from pipeline.engine.entities import diff_prompts, diff_resources, diff_templates
@@ -39,9 +41,18 @@ def diff(old: dict, new: dict) -> list:
             and not same(old["probes"], new["probes"]):
         tools = {t["name"]: t for t in new.get("tools") or []}
         diff_probes(old["probes"], new["probes"], tools, changes)
-    changes.sort(key=_order)
-    return changes
+    return _ordered(changes)
 
 
-def _order(change):
-    return (change.path, change.rule, canonical(change.old), canonical(change.new))
+def _ordered(changes) -> list:
+    """By path and rule, then by the canonical text of old and new values:
+    those are worked out only where two changes share a path and a rule
+    (seldom; a value can be a whole tool)."""
+    changes.sort(key=Change.sort_key)
+    out = []
+    for _, group in itertools.groupby(changes, key=Change.sort_key):
+        group = list(group)
+        if len(group) > 1:
+            group.sort(key=lambda c: (canonical(c.old), canonical(c.new)))
+        out.extend(group)
+    return out

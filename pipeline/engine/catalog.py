@@ -25,7 +25,7 @@ RANK = {s: len(SEVERITIES) - i for i, s in enumerate(SEVERITIES)}
 
 
 class Rule:
-    __slots__ = ("id", "severity", "category", "summary", "note", "message")
+    __slots__ = ("id", "severity", "category", "summary", "note", "message", "shows")
 
     def __init__(self, id, severity, category, summary, note, message):
         self.id = id
@@ -34,6 +34,8 @@ class Rule:
         self.summary = summary
         self.note = note
         self.message = message
+        # does the message print the old / the new value? (most do not)
+        self.shows = ("{old}" in message, "{new}" in message)
 
     @property
     def prose(self) -> bool:

@@ -46,9 +46,10 @@ class Change:
         self.path = path
         self.old = old
         self.new = new
+        shows_old, shows_new = rule.shows  # a value's text only for a message that prints it
         self.message = rule.message.format(
             entity=entity, where=where, detail=detail,
-            old=short(old), new=short(new),
+            old=short(old) if shows_old else "", new=short(new) if shows_new else "",
             side="input" if ".input." in rule_id else "output",
         )
         self.suppressed = False

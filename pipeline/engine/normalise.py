@@ -191,18 +191,20 @@ def _merge(inlined, siblings):
     return merged
 
 
-# The keywords _tidy rewrites or drops; a node with none of them (most
-# leaves: a type and a description) passes through untouched.
+# The keywords _tidy rewrites or drops; a node with none of them, or with
+# only a type name, passes through untouched.
 _TIDIED = frozenset({"exclusiveMinimum", "exclusiveMaximum", "minimum", "maximum", "type",
                      "anyOf", "allOf", "oneOf", "enum", "required", "additionalProperties",
                      "items", "uniqueItems", "deprecated", "properties"})
+_TYPE_ONLY = {"type"}
 _NOOPS = (("additionalProperties", {}), ("items", {}), ("uniqueItems", False),
           ("deprecated", False), ("required", []), ("properties", {}))
 
 
 def _tidy(node, notation):
-    if node.keys().isdisjoint(_TIDIED):
-        return node
+    tidied = node.keys() & _TIDIED
+    if not tidied or (tidied == _TYPE_ONLY and type(node["type"]) is str):
+        return node  # most nodes: a leaf with one type name has nothing to tidy
     for bound, plain in (("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")):
         flag = node.get(bound)
         if isinstance(flag, bool):

@@ -261,6 +261,8 @@ _FANCY = {}       # schema text -> holds a backtracking pattern
 def _fancy(raw, text):
     from pipeline.witness.validate import fancy_patterns
 
+    if '"pattern' not in text:  # no pattern or patternProperties key: no walk
+        return False
     found = _FANCY.get(text)
     if found is None:
         if len(_FANCY) >= 512:

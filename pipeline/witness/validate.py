@@ -173,7 +173,7 @@ def _path(error):
     return tuple(parts)
 
 
-_CACHE = {}
+_CACHE = {}  # a validator and its schema: about 7 KB for a real tool schema
 _BY_ID = {}  # id(schema) -> (schema, Judge or SchemaUnusable): no re-serialising a big schema
 
 
@@ -191,7 +191,7 @@ def _compiled(schema, key=None):
         key = canonical(schema)
     found = _CACHE.get(key)
     if found is None:
-        if len(_CACHE) > 512:
+        if len(_CACHE) > 4096:
             _CACHE.clear()
         try:
             found = Judge(schema)

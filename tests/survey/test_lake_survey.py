@@ -168,6 +168,29 @@ def test_an_unreadable_pair_is_an_error_row_and_the_rest_carries_on(tmp_path):
         "SELECT count(*) FROM changes WHERE server_id = 'beta'").fetchall() == [(2,)]
 
 
+def test_a_stored_tool_that_is_not_the_tool_its_row_names_is_an_error_row(tmp_path):
+    folder = tmp_path / "captures"
+    os.makedirs(folder / "gamma")
+    (folder / "gamma" / "1.0.0.json").write_text('{"tools": [{"name": "a"}, {"name": "b"}]}')
+    (folder / "gamma" / "2.0.0.json").write_text(
+        '{"tools": [{"name": "a", "description": "x"}, {"name": "b", "description": "y"}]}')
+    lake = Lake(str(tmp_path / "lake"))
+    store(lake, *rows_from_folder(str(folder)))
+    # another tool rewrote one stored tool under its neighbour's name
+    con = lake.connect()
+    rows = [dict(zip([d[0] for d in con.description], r))
+            for r in con.execute("SELECT * FROM tools").fetchall()]
+    for row in rows:
+        if row["name"] == "b" and '"description"' in row["tool_json"]:
+            row["tool_json"] = json.dumps({"name": "a", "description": "y"})
+    shutil.rmtree(tmp_path / "lake" / "tools")
+    lake.append("tools", rows, "rewritten")
+    stats = run_diff_stage(lake, Policy(), workers=1)
+    assert stats["pairs_diffed"] == 1 and stats["errors"] == 1
+    errors = lake.connect().execute("SELECT error FROM pairs").fetchall()
+    assert errors == [("gamma 2.0.0: the stored tool 'b' is named 'a'",)]
+
+
 def test_version_key_orders_prereleases_by_semver_precedence():
     versions = ["1.2.0", "1.2.0-rc.10", "1.2.0-rc.2", "1.2.0-beta", "1.2.0-alpha.1", "1.2.0-alpha"]
     assert sorted(versions, key=version_key) == [

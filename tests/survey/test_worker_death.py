@@ -19,8 +19,9 @@ MCPDELTA = pathlib.Path(sys.executable).with_name("mcpdelta")
 
 def _lake(root, servers=24, versions=80):
     """Every release removes one property of a closed schema and adds one:
-    each pair is a BREAKING change the diff stage witnesses. Batches hold
-    about 1,000 pairs of whole servers: two batches, one per worker."""
+    each pair is a BREAKING change the diff stage witnesses. With three
+    workers (the survey and two pool workers), three batches of whole
+    servers."""
     rows = []
     for s in range(servers):
         for v in range(versions):
@@ -68,7 +69,7 @@ def _alive(pid):
 def test_sigkill_mid_diff_leaves_no_worker_and_a_rerun_has_no_duplicates(tmp_path):
     lake = _lake(tmp_path / "lake")
     survey = subprocess.Popen([str(MCPDELTA), "survey", "--no-crawl", "--lake", str(tmp_path / "lake"),
-                               "--workers", "2", "--report", str(tmp_path / "report")],
+                               "--workers", "3", "--report", str(tmp_path / "report")],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 120
