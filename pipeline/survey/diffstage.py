@@ -107,45 +107,27 @@ class _Contracts:
         of a pair (and the server's other captures) share one object, which
         the engine's equality check passes at once. The engine never
         changes what it is given."""
-        text = self.surfaces[(server_id, digest)][0]
-        found = self._surfaces.get(text)
-        if found is None:
+        def check(found):
             from pipeline.engine.manifest import validate_manifest
 
-            try:
-                found = json.loads(text)
-                if not isinstance(found, dict):
-                    raise InputError(source, "stored manifest is not a JSON object")
-                # validated whole at ingest, nesting limit included: check shape only
-                found = validate_manifest(found, source, max_depth=None)
-            except (TypeError, ValueError) as exc:
-                found = InputError(source, f"stored manifest is not valid JSON ({exc})")
-            except InputError as exc:
-                found = exc
-            self._surfaces[text] = found
-        if isinstance(found, InputError):
-            raise InputError(source, found.problem)
-        return found
+            if not isinstance(found, dict):
+                raise InputError(source, "stored manifest is not a JSON object")
+            # validated whole at ingest, nesting limit included: check shape only
+            return validate_manifest(found, source, max_depth=None)
+        return _decoded_once(self._surfaces, self.surfaces[(server_id, digest)][0], source,
+                             "stored manifest", check)
 
     def _tool(self, text, name, source):
         """A stored tool decoded and checked for shape once per batch and
         text (shared, like the surfaces: the engine never changes what it is
         given); it must be the tool its row names, so no two tools of a
         reduced manifest share a name."""
-        found = self._tools.get(text)
-        if found is None:
+        def check(found):
             from pipeline.engine.manifest import validate_manifest
 
-            try:
-                found = json.loads(text)
-                validate_manifest({"tools": [found]}, source, max_depth=None)
-            except (TypeError, ValueError) as exc:
-                found = InputError(source, f"a stored tool is not valid JSON ({exc})")
-            except InputError as exc:
-                found = exc
-            self._tools[text] = found
-        if isinstance(found, InputError):
-            raise InputError(source, found.problem)
+            validate_manifest({"tools": [found]}, source, max_depth=None)
+            return found
+        found = _decoded_once(self._tools, text, source, "a stored tool", check)
         if found["name"] != name:
             raise InputError(source, f"the stored tool {name!r} is named {found['name']!r}")
         return found
@@ -173,6 +155,23 @@ class _Contracts:
                 manifest["tools"] = tools
             manifests.append(manifest)
         return manifests
+
+
+def _decoded_once(cache, text, source, what, check):
+    """``check(json.loads(text))``, worked out once per text (a failure too,
+    as the InputError it raised, said again for each source that meets it)."""
+    found = cache.get(text)
+    if found is None:
+        try:
+            found = check(json.loads(text))
+        except (TypeError, ValueError) as exc:
+            found = InputError(source, f"{what} is not valid JSON ({exc})")
+        except InputError as exc:
+            found = exc
+        cache[text] = found
+    if isinstance(found, InputError):
+        raise InputError(source, found.problem)
+    return found
 
 
 PR_SET_PDEATHSIG = 1
