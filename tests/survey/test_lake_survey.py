@@ -141,6 +141,18 @@ def test_changes_rows_carry_every_field_of_a_change(ingested):
     assert change["policy_hash"] == policy_hash(Policy())
 
 
+def _rewrite_behind_the_lakes_back(lake, table, edit):
+    """Every row of TABLE read, ``edit(row)`` applied to each, and the table
+    written again as one file, as another program might."""
+    con = lake.connect()
+    rows = [dict(zip([d[0] for d in con.description], r))
+            for r in con.execute(f"SELECT * FROM {table}").fetchall()]
+    for row in rows:
+        edit(row)
+    shutil.rmtree(os.path.join(lake.base, table))
+    lake.append(table, rows, "rewritten")
+
+
 def test_an_unreadable_pair_is_an_error_row_and_the_rest_carries_on(tmp_path):
     folder = tmp_path / "captures"
     shutil.copytree(CAPTURES / "beta", folder / "beta")
@@ -150,14 +162,10 @@ def test_an_unreadable_pair_is_an_error_row_and_the_rest_carries_on(tmp_path):
     lake = Lake(str(tmp_path / "lake"))
     store(lake, *rows_from_folder(str(folder)))
     # damage one stored capture behind the lake's back (another tool wrote it)
-    con = lake.connect()
-    rows = [dict(zip([d[0] for d in con.description], r))
-            for r in con.execute("SELECT * FROM manifests").fetchall()]
-    for row in rows:
+    def damage(row):
         if row["server_id"] == "gamma" and row["version"] == "2.0.0":
             row["surface_json"] = "{not json"
-    shutil.rmtree(tmp_path / "lake" / "manifests")
-    lake.append("manifests", rows, "rewritten")
+    _rewrite_behind_the_lakes_back(lake, "manifests", damage)
     stats = run_diff_stage(lake, Policy(), workers=1)
     assert stats["pairs_diffed"] == 2 and stats["errors"] == 1
     errors = lake.connect().execute("SELECT server_id, error FROM pairs WHERE error IS NOT NULL").fetchall()
@@ -177,14 +185,10 @@ def test_a_stored_tool_that_is_not_the_tool_its_row_names_is_an_error_row(tmp_pa
     lake = Lake(str(tmp_path / "lake"))
     store(lake, *rows_from_folder(str(folder)))
     # another tool rewrote one stored tool under its neighbour's name
-    con = lake.connect()
-    rows = [dict(zip([d[0] for d in con.description], r))
-            for r in con.execute("SELECT * FROM tools").fetchall()]
-    for row in rows:
+    def rename(row):
         if row["name"] == "b" and '"description"' in row["tool_json"]:
             row["tool_json"] = json.dumps({"name": "a", "description": "y"})
-    shutil.rmtree(tmp_path / "lake" / "tools")
-    lake.append("tools", rows, "rewritten")
+    _rewrite_behind_the_lakes_back(lake, "tools", rename)
     stats = run_diff_stage(lake, Policy(), workers=1)
     assert stats["pairs_diffed"] == 1 and stats["errors"] == 1
     errors = lake.connect().execute("SELECT error FROM pairs").fetchall()
