@@ -286,7 +286,7 @@ def _work(change, rule, side, suffix, rule_rel, entity, old_raw, new_raw, max_ca
           max_constructive, max_shrink, max_size, meter):
     rel, old_text, new_text = rule_rel[1], rule_rel[2], rule_rel[3]
     key = SIDE_KEY[side]
-    from pipeline.witness import construct, search
+    from pipeline.witness import construct, search, validate
     from pipeline.witness.instance import longest_string, size
     from pipeline.witness.validate import (FANCY_TEXT, SchemaUnusable, judge, own_judge,
                                            validator_label)
@@ -327,12 +327,26 @@ def _work(change, rule, side, suffix, rule_rel, entity, old_raw, new_raw, max_ca
             top, every = r_norm_judge.error_paths(value)
         except Exception:  # a cyclic $ref the normaliser left by name
             return 2
-        def attributed(path):
-            return any(path[:len(prefix)] == prefix for prefix in loc.attributions)
-
         if top and all(attributed(p) for p in top):
             return 2
         return 1 if any(attributed(p) for p in every) else 0
+
+    def attributed(path):
+        return any(path[:len(prefix)] == prefix for prefix in loc.attributions)
+
+    varied = construct.varied_path(loc, suffix)
+
+    def stuck(judge, value, counts=lambda path: False) -> bool:
+        """Whether ``judge`` rejects ``value`` for an error (other than those
+        ``counts``) that no other candidate on its base changes, so it
+        rejects them all alike: the new required property a removed one's
+        loose witness lacks, an old required one every candidate lacks."""
+        try:
+            errors = judge.top_errors(value)
+        except Exception:
+            return False
+        return any(not counts(validate.schema_path(e)) and validate.unchanged_by(e, varied)
+                   for e in errors)
 
     tried = 0
     found, loose = None, None
@@ -354,23 +368,35 @@ def _work(change, rule, side, suffix, rule_rel, entity, old_raw, new_raw, max_ca
                 break
             base_list = construct.bases(a_n, r_n, _safe(a_judge), _safe(r_judge))
         after_loose = tried + LOOSE_TAIL
-        for candidate in construct.candidates(loc, suffix, base_list, max_constructive,
-                                               hints=(change.old, change.new)):
-            if clock():
-                return None, _cut_short(meter, tried, 0)
-            tried += 1
-            grade = tier(candidate)
-            if grade == 2:
-                found = candidate
+        seen, left = set(), max_constructive
+        for base in [start for base in base_list for start in construct.starts(loc, suffix, base)]:
+            probed = False  # whether the old side's rejection was looked into on this base
+            for candidate in construct.candidates(loc, suffix, base, left, seen=seen,
+                                                   hints=(change.old, change.new)):
+                if clock():
+                    return None, _cut_short(meter, tried, 0)
+                tried += 1
+                left -= 1
+                grade = tier(candidate)
+                if grade == 2:
+                    found = candidate
+                    break
+                if grade == 1 and loose is None:
+                    loose = candidate
+                    after_loose = tried + LOOSE_TAIL
+                    if r_norm_judge is not None and stuck(r_norm_judge, loose, attributed):
+                        break  # no clean witness on this base; the next may hold one
+                elif grade == 0 and not probed and not _safe(a_judge)(candidate):
+                    probed = True
+                    if stuck(a_judge, candidate):
+                        break  # the old side rejects every candidate on this base
+                if loose is not None and tried >= after_loose:
+                    break  # a clean witness seldom comes late; the loose one stands
+                if ignored is None and suffix == "property.removed" and _present(candidate, loc) \
+                        and _safe(a_judge)(candidate) and _safe(r_judge)(candidate):
+                    ignored = candidate
+            if found is not None or left <= 0 or (loose is not None and tried >= after_loose):
                 break
-            if grade == 1 and loose is None:
-                loose = candidate
-                after_loose = tried + LOOSE_TAIL
-            if loose is not None and tried >= after_loose:
-                break  # a clean witness seldom comes late; the loose one stands
-            if ignored is None and suffix == "property.removed" and _present(candidate, loc) \
-                    and _safe(a_judge)(candidate) and _safe(r_judge)(candidate):
-                ignored = candidate
         if found is not None:
             break
     searched = 0

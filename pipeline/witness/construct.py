@@ -138,7 +138,7 @@ def locate(rel, a_root, r_root, suffix) -> Location:
     # A property rule is attributed to the keyword that enforces it on the
     # holder, not to the holder as a whole: a call rejected for a different
     # required property proves nothing about a removed one.
-    if suffix in PROPERTY_RULES and len(loc.tail) >= 2 and loc.tail[0] == "properties":
+    if _of_property(loc, suffix):
         name = str(loc.tail[1])
         if suffix == "property.removed":
             loc.attributions = tuple(loc.attribution + k for k in (
@@ -314,7 +314,7 @@ def values(loc, current, suffix, depth=0, hints=()):
     a_flat = a_flat if isinstance(a_flat, dict) else {}
     key = loc.tail[0] if loc.tail else None
     out = []
-    if suffix in PROPERTY_RULES and len(loc.tail) >= 2 and loc.tail[0] == "properties":
+    if _of_property(loc, suffix):
         name = str(loc.tail[1])
         obj = dict(current) if isinstance(current, dict) else {}
         without = {k: v for k, v in obj.items() if k != name}
@@ -471,33 +471,62 @@ _HOLDS = {**{k: dict for k in ("properties", "required", "additionalProperties",
                                "contains", "minContains", "maxContains")}}
 
 
-def candidates(loc, suffix, base_list, limit, hints=()):
-    """Whole-instance candidates, in a stable order, at most ``limit``."""
-    seen = set()
+def candidates(loc, suffix, base, limit, hints=(), seen=None):
+    """Whole-instance candidates built on ``base``, in a stable order, at
+    most ``limit``, none twice (``seen``: the canonical texts already given,
+    shared by the caller across bases)."""
+    seen = set() if seen is None else seen
     count = 0
-    for base in base_list:
-        current = get(base, loc.hops) if loc.hops else base
-        proposals = values(loc, current, suffix, hints=hints)
-        if current is None and loc.hops:
-            # the base has nothing at the place (an empty array, an optional
-            # object left out): start from a whole valid value of the old
-            # holder, so the old side accepts the rest of it, of the kind
-            # the changed keyword acts on (an Optional's object, not its null)
-            full = examples(loc.a_loc, 1)
-            kind = _HOLDS.get(loc.tail[0]) if loc.tail else None
-            full = [v for v in full if kind is None or isinstance(v, kind)][:1] or full[:1]
-            if full:
-                proposals = values(loc, full[0], suffix, hints=hints) + proposals
-        for value in _ranked(loc, proposals):
-            whole = place(base, loc, value)
-            key = canonical(whole)
-            if key in seen:
-                continue
-            seen.add(key)
-            yield whole
-            count += 1
-            if count >= limit:
-                return
+    current = get(base, loc.hops) if loc.hops else base
+    proposals = values(loc, current, suffix, hints=hints)
+    if current is None and loc.hops and not _of_property(loc, suffix):
+        full = _full_holder(loc)
+        if full is not None:
+            proposals = values(loc, full, suffix, hints=hints) + proposals
+    for value in _ranked(loc, proposals):
+        if count >= limit:
+            return
+        whole = place(base, loc, value)
+        key = canonical(whole)
+        if key in seen:
+            continue
+        seen.add(key)
+        yield whole
+        count += 1
+
+
+def starts(loc, suffix, base):
+    """The bases candidates are built on for ``base``: the base itself and,
+    when it has nothing at the place (an empty array, an optional object
+    left out), first a whole valid value of the old holder there, so the
+    old side accepts the rest of it. (Apart for a property rule: each start's
+    candidates then differ in that one property only.)"""
+    if not (loc.hops and _of_property(loc, suffix) and get(base, loc.hops) is None):
+        return [base]
+    full = _full_holder(loc)
+    filled = place(base, loc, full) if full is not None else None
+    return [base] if filled is None else [filled, base]
+
+
+def _of_property(loc, suffix) -> bool:
+    return suffix in PROPERTY_RULES and len(loc.tail) >= 2 and loc.tail[0] == "properties"
+
+
+def _full_holder(loc):
+    # of the kind the changed keyword acts on (an Optional's object, not its null)
+    full = examples(loc.a_loc, 1)
+    kind = _HOLDS.get(loc.tail[0]) if loc.tail else None
+    full = [v for v in full if kind is None or isinstance(v, kind)][:1] or full[:1]
+    return full[0] if full else None
+
+
+def varied_path(loc, suffix):
+    """The instance path under which the candidates built on one base
+    differ from one another: everything else in them is the base's. Each
+    rewrites the value at the place; a property rule's place is the holder,
+    of which only the one property changes (see ``values`` and ``starts``)."""
+    path = tuple(key for _, key in loc.hops)
+    return path + (str(loc.tail[1]),) if _of_property(loc, suffix) else path
 
 
 def _ranked(loc, proposals):

@@ -19,9 +19,9 @@ MAX_POOL_STRING = 1000
 
 
 def seed_for(*parts) -> int:
-    import hashlib  # here: only a change construction could not witness pays for it
+    from pipeline.sha256 import sha256  # here: only a change construction could not witness pays for it
 
-    digest = hashlib.sha256("\x00".join(canonical(p) for p in parts).encode("utf-8")).hexdigest()
+    digest = sha256("\x00".join(canonical(p) for p in parts).encode("utf-8")).hexdigest()
     return int(digest[:16], 16)
 
 

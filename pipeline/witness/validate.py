@@ -126,17 +126,49 @@ class Judge:
         """(top-level error schema paths, every error's path with nested
         combinator errors included), as tuples of str. Paths run through
         ``$ref`` as python-jsonschema's ``absolute_schema_path`` does."""
-        top = [e for e in self._validator.iter_errors(value) if not _spurious(e)]
+        top = self.top_errors(value)
         every, stack = [], list(top)
         while stack:
             error = stack.pop()
-            every.append(_path(error))
+            every.append(schema_path(error))
             # anyOf / oneOf: one list of errors per branch. (The error under
             # propertyNames, kind.error, is not descended: its path is the
             # outer error's, as python-jsonschema reports it once.)
             for branch in getattr(error.kind, "context", None) or ():
                 stack.extend(e for e in branch if not _spurious(e))
-        return [_path(e) for e in top], every
+        return [schema_path(e) for e in top], every
+
+    def top_errors(self, value):
+        """The top-level errors (combinators' branch errors nested inside)."""
+        return [e for e in self._validator.iter_errors(value) if not _spurious(e)]
+
+
+# keywords that decide whether a subschema applies at all
+_CONDITIONS = frozenset(("if", "then", "else", "dependentSchemas", "dependencies",
+                         "$dynamicRef", "$recursiveRef"))
+
+
+def unchanged_by(error, varied) -> bool:
+    """Whether ``error`` stays for every value that differs from the one it
+    was raised on only under instance path ``varied``: it is raised outside
+    that path, or on an ancestor for a missing required property or an
+    unexpected one other than the key leading there, and no condition on
+    its way (``if``, ``dependentSchemas``) could switch its schema off."""
+    if any(part in _CONDITIONS for part in _keywords(error.evaluation_path)):
+        return False
+    at = tuple(error.instance_path)
+    if varied[:len(at)] != at:
+        return at[:len(varied)] != varied  # not inside the varied value either
+    if len(at) == len(varied):
+        return False  # raised on the varied value itself
+    leading = varied[len(at)]
+    kind = error.kind
+    name = type(kind).__name__
+    if name == "Required":
+        return getattr(kind, "property", None) != leading
+    if name == "AdditionalProperties":
+        return any(key != leading for key in getattr(kind, "unexpected", None) or ())
+    return False
 
 
 def _spurious(error) -> bool:
@@ -155,7 +187,7 @@ _NAMED = frozenset(("properties", "patternProperties", "dependentSchemas", "depe
                     "$defs", "definitions"))
 
 
-def _path(error):
+def schema_path(error):
     """The error's schema path as python-jsonschema's ``absolute_schema_path``
     spells it: the evaluation path, without the ``$ref`` keywords it passed
     through (python-jsonschema leaves ``$ref`` and ``if`` out; this
@@ -171,6 +203,17 @@ def _path(error):
             parts.append(part)
             named = part in _NAMED
     return tuple(parts)
+
+
+def _keywords(evaluation_path):
+    """The keywords of an evaluation path (not the property names in it)."""
+    named = False
+    for part in evaluation_path:
+        if named:
+            named = False
+        elif isinstance(part, str):
+            yield part
+            named = part in _NAMED
 
 
 _CACHE = {}  # a validator and its schema: about 7 KB for a real tool schema
