@@ -7,6 +7,7 @@ so ``mcpdelta diff`` never pays for the pipeline's heavy imports
 
 import argparse
 import importlib
+import os
 import sys
 
 from pipeline import __version__
@@ -34,7 +35,32 @@ EXTRAS = {"duckdb": "survey", "pyarrow": "survey", "polars": "survey", "matplotl
           "mcp": "survey", "openai": "judges", "prefect": "flows"}
 
 
+def _columns() -> int:
+    """The terminal's width as ``shutil.get_terminal_size`` tells it. Not
+    through shutil: argparse would import it (and bz2, lzma, zlib with it)
+    for every argument added, a few milliseconds of every run."""
+    try:
+        columns = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
+
+
+class _Formatter(argparse.HelpFormatter):
+    def __init__(self, prog):
+        super().__init__(prog, width=_columns() - 2)
+
+
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)
+
     def error(self, message):  # argparse's own: usage + message, exit 2
         self.print_usage(sys.stderr)
         print(f"mcpdelta: error: {message}", file=sys.stderr)

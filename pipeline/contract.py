@@ -14,9 +14,10 @@ and leave the tool ungated rather than fail (a newer build's lockfile must
 not break a rollback).
 """
 
-import hashlib
 import json
 import re
+
+from pipeline.sha256 import sha256
 
 SCHEME_V2 = "mcp-contract-v2-sha256"
 SCHEME_V1 = "sha256"
@@ -87,12 +88,13 @@ def _fast(node):
     if kind is dict:
         out = {}
         for key, item in node.items():
-            if type(key) is not str or (key and max(key) > "\uffff"):
+            if type(key) is not str or not (key.isascii() or max(key) <= "\uffff"):
                 raise _Slow
-            out[key] = _fast(item)
+            # strings, the most common values, without a call each
+            out[key] = item if type(item) is str else _fast(item)
         return out
     if kind is list:
-        return [_fast(item) for item in node]
+        return [item if type(item) is str else _fast(item) for item in node]
     raise _Slow  # tuples, subclasses, anything else: the library decides
 
 
@@ -138,7 +140,7 @@ def digest_contract(contract: dict, scheme: str = DEFAULT_SCHEME) -> str:
         data = jcs(contract)  # the legacy recipe hashed the bare canonical form
     else:
         raise ValueError(f"unknown digest scheme {scheme!r}")
-    return f"{scheme}:{hashlib.sha256(data).hexdigest()}"
+    return f"{scheme}:{sha256(data).hexdigest()}"
 
 
 def tool_digest(tool: dict, scheme: str = DEFAULT_SCHEME) -> str:

@@ -12,9 +12,11 @@ Shapes are JSON themselves, in a fixed form (keys sorted, unions sorted), so
 two equal shapes serialise identically and hash identically.
 """
 
-import hashlib
+import functools
 import json
 import re
+
+from pipeline.sha256 import sha256
 
 # How deep and how wide a response is fingerprinted: a response is untrusted
 # input. What lies beyond is summarised as "truncated", never walked.
@@ -22,19 +24,25 @@ MAX_DEPTH = 32
 MAX_NODES = 20_000
 
 _FORMATS = (
-    ("date-time", re.compile(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}:?\d{2})?")),
-    ("date", re.compile(r"\d{4}-\d{2}-\d{2}")),
-    ("uuid", re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")),
-    ("email", re.compile(r"[^@\s]+@[^@\s]+\.[A-Za-z]{2,}")),
-    ("uri", re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://\S+")),
+    ("date-time", r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}:?\d{2})?"),
+    ("date", r"\d{4}-\d{2}-\d{2}"),
+    ("uuid", r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"),
+    ("email", r"[^@\s]+@[^@\s]+\.[A-Za-z]{2,}"),
+    ("uri", r"[A-Za-z][A-Za-z0-9+.-]*://\S+"),
 )
+
+
+@functools.cache
+def _compiled_formats():
+    # compiled on first use: a diff without probes never needs them
+    return tuple((name, re.compile(pattern)) for name, pattern in _FORMATS)
 
 
 def string_format(text: str) -> str | None:
     """The format class of a string that plainly is one, else None."""
     if len(text) > 2048:
         return None
-    for name, pattern in _FORMATS:
+    for name, pattern in _compiled_formats():
         if pattern.fullmatch(text):
             return name
     return None
@@ -165,4 +173,4 @@ def shape_hash(s: dict) -> str:
     sorted, no spaces; shapes hold only strings, lists, dicts and booleans,
     so this is their RFC 8785 form)."""
     text = json.dumps(s, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return "sha256:" + sha256(text.encode("utf-8")).hexdigest()
