@@ -217,3 +217,31 @@ def test_a_digest_that_moves_with_nothing_to_classify_grades_patch(mcpdelta, tmp
     assert text.startswith("no classified changes, but the contract digest moved; grade patch")
     same = json.loads(mcpdelta("diff", "a.json", "a.json", "--format", "json", cwd=tmp_path).stdout)
     assert same["grade"] == "none"
+
+
+
+def _diff_help():
+    from pipeline import cli
+    from pipeline.commands import diff
+
+    parser = cli.build_parser("diff")
+    sub = parser._subparsers._group_actions[0].choices["diff"]
+    diff.add_arguments(sub)
+    return sub.format_help()
+
+
+@pytest.mark.parametrize("columns", [50, 120])
+def test_help_wraps_at_the_terminal_width_as_argparse_would(monkeypatch, columns):
+    """The width comes from COLUMNS (else the terminal), as argparse's own
+    formatter reads it, without argparse importing shutil for it."""
+    import argparse
+
+    from pipeline import cli
+
+    monkeypatch.setenv("COLUMNS", str(columns))
+    ours = _diff_help()
+    monkeypatch.setattr(cli, "_Formatter", argparse.HelpFormatter)
+    assert ours == _diff_help()
+    described = ours.split("options:", 1)[1].splitlines()
+    assert max(len(line) for line in described) <= columns
+    assert max(len(line) for line in described) > columns - 20  # this width, not a narrower one
