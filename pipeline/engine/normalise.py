@@ -67,10 +67,11 @@ def _integral(value):
     kind = type(value)
     if kind is float and value.is_integer():
         return int(value)
+    # strings, the most common values, without a call each
     if kind is dict:
-        return {k: _integral(v) for k, v in value.items()}
+        return {k: v if type(v) is str else _integral(v) for k, v in value.items()}
     if kind is list:
-        return [_integral(v) for v in value]
+        return [v if type(v) is str else _integral(v) for v in value]
     return value
 
 

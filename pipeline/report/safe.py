@@ -6,9 +6,11 @@ import re
 
 # C0 and C1 controls, DEL, line and paragraph separators, bidi embeddings,
 # overrides and isolates, the byte-order mark, lone surrogates and the two
-# code points XML 1.0 forbids
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e"
-                     "\u2066-\u2069\ufeff\ufffe\uffff\ud800-\udfff]")
+# code points XML 1.0 forbids. Patterns, not compiled ones: ``re`` compiles
+# each on first use (a millisecond each) and only text beyond printable
+# ASCII ever needs them.
+_UNSAFE = ("[\x00-\x1f\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e"
+           "\u2066-\u2069\ufeff\ufffe\uffff\ud800-\udfff]")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
@@ -23,19 +25,24 @@ def _escape(match) -> str:
 def visible(text) -> str:
     """The text on one line with every control character shown as its escape
     (``\\n``, ``\\x1b``, ``\\u202e``)."""
-    return _UNSAFE.sub(_escape, str(text))
+    text = str(text)
+    if text.isascii() and text.isprintable():
+        return text
+    return re.sub(_UNSAFE, _escape, text)
 
 
 # what json.dumps(ensure_ascii=False) leaves raw; C0 it escapes itself
-_JSON_RAW = re.compile("[\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
-                       "\ufeff\ufffe\uffff\ud800-\udfff]")
+_JSON_RAW = ("[\x7f-\x9f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+             "\ufeff\ufffe\uffff\ud800-\udfff]")
 
 
 def json_text(text: str) -> str:
     """JSON text with the characters json.dumps leaves raw written as \\u
     escapes: the same document, safe to print. Valid anywhere in the text,
     since such characters can only occur inside strings."""
-    return _JSON_RAW.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    if text.isascii() and "\x7f" not in text:  # the rest of what it leaves raw is beyond ASCII
+        return text
+    return re.sub(_JSON_RAW, lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def no_command_lines(text: str) -> str:

@@ -74,3 +74,19 @@ def test_a_lone_surrogate_and_xml_forbidden_characters_stay_valid(mcpdelta, tmp_
     xml = mcpdelta("diff", "old.json", "new.json", "--format", "junit", cwd=tmp_path).stdout
     xmlschema.XMLSchema(str(SCHEMAS / "junit.xsd")).validate(xml)
     assert "a\\ud800\\x00\\uffff" in xml
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_delete_in_otherwise_plain_ascii_is_escaped_too(mcpdelta, tmp_path, fmt):
+    """DEL is ASCII but a control character: text that is all ASCII does
+    not get past the escaping on that account."""
+    name = "rm\x7fname"
+    old = {"tools": [{"name": name, "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}}}]}
+    new = {"tools": [{"name": name, "inputSchema": {"type": "object", "properties": {}}}]}
+    (tmp_path / "old.json").write_text(json.dumps(old))
+    (tmp_path / "new.json").write_text(json.dumps(new))
+    result = mcpdelta("diff", "old.json", "new.json", "--format", fmt, cwd=tmp_path)
+    assert result.returncode == 1, result.stderr
+    assert "\x7f" not in result.stdout
+    assert "\\x7f" in result.stdout or "\\u007f" in result.stdout or "&#127;" in result.stdout \
+        or "&#x7f;" in result.stdout.lower(), fmt
