@@ -369,10 +369,10 @@ def _work(change, rule, side, suffix, rule_rel, entity, old_raw, new_raw, max_ca
             base_list = construct.bases(a_n, r_n, _safe(a_judge), _safe(r_judge))
         after_loose = tried + LOOSE_TAIL
         seen, left = set(), max_constructive
-        for base in [start for base in base_list for start in construct.starts(loc, suffix, base)]:
-            probed = False  # whether the old side's rejection was looked into on this base
-            for candidate in construct.candidates(loc, suffix, base, left, seen=seen,
-                                                   hints=(change.old, change.new)):
+        for base in base_list:
+            dead, probed = set(), set()  # groups of this base given up, and looked into
+            for group, candidate in construct.candidates(loc, suffix, base, left, seen=seen,
+                                                          hints=(change.old, change.new), dead=dead):
                 if clock():
                     return None, _cut_short(meter, tried, 0)
                 tried += 1
@@ -385,11 +385,13 @@ def _work(change, rule, side, suffix, rule_rel, entity, old_raw, new_raw, max_ca
                     loose = candidate
                     after_loose = tried + LOOSE_TAIL
                     if r_norm_judge is not None and stuck(r_norm_judge, loose, attributed):
-                        break  # no clean witness on this base; the next may hold one
-                elif grade == 0 and not probed and not _safe(a_judge)(candidate):
-                    probed = True
+                        dead.add(group)  # no clean witness in this group; another may hold one
+                        continue
+                elif grade == 0 and group not in probed and not _safe(a_judge)(candidate):
+                    probed.add(group)
                     if stuck(a_judge, candidate):
-                        break  # the old side rejects every candidate on this base
+                        dead.add(group)  # the old side rejects every candidate of this group
+                        continue
                 if loose is not None and tried >= after_loose:
                     break  # a clean witness seldom comes late; the loose one stands
                 if ignored is None and suffix == "property.removed" and _present(candidate, loc) \

@@ -471,19 +471,34 @@ _HOLDS = {**{k: dict for k in ("properties", "required", "additionalProperties",
                                "contains", "minContains", "maxContains")}}
 
 
-def candidates(loc, suffix, base, limit, hints=(), seen=None):
-    """Whole-instance candidates built on ``base``, in a stable order, at
-    most ``limit``, none twice (``seen``: the canonical texts already given,
-    shared by the caller across bases)."""
+def candidates(loc, suffix, base, limit, hints=(), seen=None, dead=()):
+    """Whole-instance candidates built on ``base``, as (group, candidate), in
+    a stable order, at most ``limit``, none twice (``seen``: the canonical
+    texts already given, shared by the caller across bases).
+
+    Candidates of one group differ from one another only under
+    ``varied_path``. When the base has nothing at the place (an empty
+    array, an optional object left out), a whole valid value of the old
+    holder is tried there first, so the old side accepts the rest of it:
+    for a property rule its candidates (group 1) hold that value's other
+    properties and the base's own (group 0) hold none. A group the caller
+    puts in ``dead`` (a set it keeps) yields nothing more, and once every
+    group is dead the candidates end."""
     seen = set() if seen is None else seen
     count = 0
     current = get(base, loc.hops) if loc.hops else base
-    proposals = values(loc, current, suffix, hints=hints)
-    if current is None and loc.hops and not _of_property(loc, suffix):
+    proposals = [(0, v) for v in values(loc, current, suffix, hints=hints)]
+    if current is None and loc.hops:
         full = _full_holder(loc)
         if full is not None:
-            proposals = values(loc, full, suffix, hints=hints) + proposals
-    for value in _ranked(loc, proposals):
+            group = 1 if _of_property(loc, suffix) else 0
+            proposals = [(group, v) for v in values(loc, full, suffix, hints=hints)] + proposals
+    groups = {group for group, _ in proposals}
+    for group, value in _ranked(loc, proposals):
+        if group in dead:
+            if groups <= set(dead):
+                return
+            continue
         if count >= limit:
             return
         whole = place(base, loc, value)
@@ -491,21 +506,8 @@ def candidates(loc, suffix, base, limit, hints=(), seen=None):
         if key in seen:
             continue
         seen.add(key)
-        yield whole
+        yield group, whole
         count += 1
-
-
-def starts(loc, suffix, base):
-    """The bases candidates are built on for ``base``: the base itself and,
-    when it has nothing at the place (an empty array, an optional object
-    left out), first a whole valid value of the old holder there, so the
-    old side accepts the rest of it. (Apart for a property rule: each start's
-    candidates then differ in that one property only.)"""
-    if not (loc.hops and _of_property(loc, suffix) and get(base, loc.hops) is None):
-        return [base]
-    full = _full_holder(loc)
-    filled = place(base, loc, full) if full is not None else None
-    return [base] if filled is None else [filled, base]
 
 
 def _of_property(loc, suffix) -> bool:
@@ -524,13 +526,14 @@ def varied_path(loc, suffix):
     """The instance path under which the candidates built on one base
     differ from one another: everything else in them is the base's. Each
     rewrites the value at the place; a property rule's place is the holder,
-    of which only the one property changes (see ``values`` and ``starts``)."""
+    of which only the one property changes (see ``values``)."""
     path = tuple(key for _, key in loc.hops)
     return path + (str(loc.tail[1]),) if _of_property(loc, suffix) else path
 
 
 def _ranked(loc, proposals):
-    """The first ``MAX_VALUES`` distinct proposals, those the old side may
+    """Of (group, value) proposals, the first ``MAX_VALUES`` distinct values,
+    those the old side may
     take and the new side may refuse first, in their order (then objects
     first when a whole schema appeared or went away: MCP arguments and
     structured results are objects). The same order as sorting them all by
@@ -538,14 +541,15 @@ def _ranked(loc, proposals):
     the first, so the rest are never checked."""
     whole_root = not loc.hops and not loc.tail
     later = ([], [], [])  # (0, not an object), (1, an object), (1, not an object)
-    for value in inst.unique(proposals, MAX_VALUES):
+    for item in inst.unique(proposals, MAX_VALUES, value_of=lambda item: item[1]):
+        value = item[1]
         a_ok = quick(loc.a_loc, value) if loc.a_loc is not None else True
         r_ok = quick(loc.r_loc, value) if loc.r_loc is not None else True
         rank = 0 if (a_ok is not False and r_ok is not True) else 1
         other = whole_root and not isinstance(value, dict)
         if rank == 0 and not other:
-            yield value
+            yield item
         else:
-            later[2 * rank - 1 + other if rank else 0].append(value)
-    for group in later:
-        yield from group
+            later[2 * rank - 1 + other if rank else 0].append(item)
+    for kept in later:
+        yield from kept

@@ -75,16 +75,17 @@ def dedupe(values):
     return list(unique(values))
 
 
-def unique(values, limit=None):
-    """The distinct values in their order, at most ``limit``, one at a time."""
+def unique(values, limit=None, value_of=None):
+    """The distinct values in their order, at most ``limit``, one at a time
+    (``value_of``: the value of each item, when the items carry more)."""
     seen = set()
-    for value in values:
+    for item in values:
         if limit is not None and len(seen) >= limit:
             return
-        key = _key(value)
+        key = _key(item if value_of is None else value_of(item))
         if key not in seen:
             seen.add(key)
-            yield value
+            yield item
 
 
 def _kind(value):

@@ -143,9 +143,18 @@ class Judge:
         return [e for e in self._validator.iter_errors(value) if not _spurious(e)]
 
 
-# keywords that decide whether a subschema applies at all
-_CONDITIONS = frozenset(("if", "then", "else", "dependentSchemas", "dependencies",
-                         "$dynamicRef", "$recursiveRef"))
+# keywords that decide whether a subschema applies at all (dependentRequired:
+# whether a property is required)
+_CONDITIONS = frozenset(("if", "then", "else", "dependentSchemas", "dependentRequired",
+                         "dependencies", "$dynamicRef", "$recursiveRef"))
+
+
+def _place(path) -> tuple:
+    # jsonschema-rs reports a key that reads as an unsigned integer ("0",
+    # "007") as that integer, as it does an index: compare them so (two keys
+    # that meet, "7" and "007", only make the check stricter)
+    return tuple(int(p) if isinstance(p, str) and p.isascii() and p.isdigit() else p
+                 for p in path)
 
 
 def unchanged_by(error, varied) -> bool:
@@ -156,10 +165,10 @@ def unchanged_by(error, varied) -> bool:
     its way (``if``, ``dependentSchemas``) could switch its schema off."""
     if any(part in _CONDITIONS for part in _keywords(error.evaluation_path)):
         return False
-    at = tuple(error.instance_path)
-    if varied[:len(at)] != at:
-        return at[:len(varied)] != varied  # not inside the varied value either
-    if len(at) == len(varied):
+    at, place = _place(error.instance_path), _place(varied)
+    if place[:len(at)] != at:
+        return at[:len(place)] != place  # not inside the varied value either
+    if len(at) == len(place):
         return False  # raised on the varied value itself
     leading = varied[len(at)]
     kind = error.kind

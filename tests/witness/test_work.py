@@ -115,3 +115,32 @@ def test_leaving_a_base_early_never_changes_a_witness(monkeypatch):
     attach._MEMO.clear()
     assert sum(w[3] is not None for w in quick) >= 50  # a comparison with substance
     assert quick == slow
+
+
+def test_a_property_named_like_a_number_is_the_same_place():
+    """jsonschema-rs reports the key "0" as the index 0: an error on the
+    varied value itself is not "outside" it, and the clean witness (a
+    string the new ``not`` allows, rejected for its type alone) is kept."""
+    old = {"type": "object", "properties": {"0": {"type": "string"}}}
+    new = {"type": "object", "properties": {"0": {"type": "integer", "not": {"enum": ["", 0]}}}}
+    result, old_tool, new_tool, _ = diff(old, new)
+    [narrowed] = [c for c in result.changes if c.rule == "tool.input.type.changed"]
+    assert separates(narrowed, old_tool, new_tool)
+    assert narrowed.witness["value"] == {"0": "a"}
+
+
+def test_a_missing_holder_keeps_its_candidates_order():
+    """An optional object the base leaves out: its candidates come from a
+    whole valid value of it and from an empty one, ranked together as
+    before; the removed ``ref`` alone (within the new ``maxProperties``) is
+    the clean witness."""
+    holder = {"type": "object", "minProperties": 1, "additionalProperties": False}
+    old = {"type": "object", "properties": {"opt": {**holder, "properties": {
+        "ref": {"enum": list(range(100, 150))}, "name": {"type": "string"}}}}}
+    new = {"type": "object", "properties": {"opt": {**holder, "maxProperties": 1, "properties": {
+        "name": {"type": "string"}}}}}
+    new["properties"]["opt"].pop("minProperties")
+    result, old_tool, new_tool, _ = diff(old, new)
+    [removed] = [c for c in result.changes if c.rule == "tool.input.property.removed"]
+    assert separates(removed, old_tool, new_tool)
+    assert removed.witness["value"] == {"opt": {"ref": 100}}
