@@ -338,7 +338,7 @@ def _work(change, rule, side, suffix, rule_rel, entity, old_raw, new_raw, max_ca
 
     def stuck(judge, value, counts=lambda path: False) -> bool:
         """Whether ``judge`` rejects ``value`` for an error (other than those
-        ``counts``) that no other candidate on its base changes, so it
+        ``counts``) that no other candidate of its group changes, so it
         rejects them all alike: the new required property a removed one's
         loose witness lacks, an old required one every candidate lacks."""
         try:

@@ -496,7 +496,7 @@ def candidates(loc, suffix, base, limit, hints=(), seen=None, dead=()):
     groups = {group for group, _ in proposals}
     for group, value in _ranked(loc, proposals):
         if group in dead:
-            if groups <= set(dead):
+            if groups.issubset(dead):
                 return
             continue
         if count >= limit:
@@ -533,12 +533,11 @@ def varied_path(loc, suffix):
 
 def _ranked(loc, proposals):
     """Of (group, value) proposals, the first ``MAX_VALUES`` distinct values,
-    those the old side may
-    take and the new side may refuse first, in their order (then objects
-    first when a whole schema appeared or went away: MCP arguments and
-    structured results are objects). The same order as sorting them all by
-    (rank, not an object), worked out lazily: the caller mostly stops at
-    the first, so the rest are never checked."""
+    those the old side may take and the new side may refuse first, in their
+    order (then objects first when a whole schema appeared or went away:
+    MCP arguments and structured results are objects). The same order as
+    sorting them all by (rank, not an object), worked out lazily: the caller
+    mostly stops at the first, so the rest are never checked."""
     whole_root = not loc.hops and not loc.tail
     later = ([], [], [])  # (0, not an object), (1, an object), (1, not an object)
     for item in inst.unique(proposals, MAX_VALUES, value_of=lambda item: item[1]):
