@@ -386,12 +386,10 @@ def _work(change, rule, side, suffix, rule_rel, entity, old_raw, new_raw, max_ca
                     after_loose = tried + LOOSE_TAIL
                     if r_norm_judge is not None and stuck(r_norm_judge, loose, attributed):
                         dead.add(group)  # no clean witness in this group; another may hold one
-                        continue
                 elif grade == 0 and group not in probed and not _safe(a_judge)(candidate):
                     probed.add(group)
                     if stuck(a_judge, candidate):
                         dead.add(group)  # the old side rejects every candidate of this group
-                        continue
                 if loose is not None and tried >= after_loose:
                     break  # a clean witness seldom comes late; the loose one stands
                 if ignored is None and suffix == "property.removed" and _present(candidate, loc) \

@@ -151,10 +151,15 @@ _CONDITIONS = frozenset(("if", "then", "else", "dependentSchemas", "dependentReq
 
 def _place(path) -> tuple:
     # jsonschema-rs reports a key that reads as an unsigned integer ("0",
-    # "007") as that integer, as it does an index: compare them so (two keys
-    # that meet, "7" and "007", only make the check stricter)
-    return tuple(int(p) if isinstance(p, str) and p.isascii() and p.isdigit() else p
-                 for p in path)
+    # "007", "+1": as Rust parses one) as that integer, as it does an index:
+    # compare them so (two keys that meet, "7" and "+007", only make the
+    # check stricter)
+    return tuple(int(p) if isinstance(p, str) and _unsigned(p) else p for p in path)
+
+
+def _unsigned(text) -> bool:
+    digits = text[1:] if text.startswith("+") else text
+    return digits.isascii() and digits.isdigit()
 
 
 def unchanged_by(error, varied) -> bool:

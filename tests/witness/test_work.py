@@ -117,16 +117,19 @@ def test_leaving_a_base_early_never_changes_a_witness(monkeypatch):
     assert quick == slow
 
 
-def test_a_property_named_like_a_number_is_the_same_place():
-    """jsonschema-rs reports the key "0" as the index 0: an error on the
-    varied value itself is not "outside" it, and the clean witness (a
-    string the new ``not`` allows, rejected for its type alone) is kept."""
-    old = {"type": "object", "properties": {"0": {"type": "string"}}}
-    new = {"type": "object", "properties": {"0": {"type": "integer", "not": {"enum": ["", 0]}}}}
+@pytest.mark.parametrize("keyword, name, key", [("properties", "0", "0"),
+                                               ("patternProperties", "^\\+[0-9]$", "+0")])
+def test_a_property_named_like_a_number_is_the_same_place(keyword, name, key):
+    """jsonschema-rs reports a key that reads as an unsigned integer ("0",
+    "+0") as that integer, as it does an index: an error on the varied
+    value itself is not "outside" it, and the clean witness (a string the
+    new ``not`` allows, rejected for its type alone) is kept."""
+    old = {"type": "object", keyword: {name: {"type": "string"}}}
+    new = {"type": "object", keyword: {name: {"type": "integer", "not": {"enum": ["", 0]}}}}
     result, old_tool, new_tool, _ = diff(old, new)
     [narrowed] = [c for c in result.changes if c.rule == "tool.input.type.changed"]
     assert separates(narrowed, old_tool, new_tool)
-    assert narrowed.witness["value"] == {"0": "a"}
+    assert narrowed.witness["value"] == {key: "a"}
 
 
 def test_a_missing_holder_keeps_its_candidates_order():
