@@ -7,14 +7,15 @@ rejects (``kind: "accepted"``). The value is always a whole arguments /
 result object, confirmed by ``jsonschema-rs`` on the raw schemas, and
 attributable to the change: the rejecting side's errors include one from the
 changed keyword at the changed place. Construction first, on the smallest
-object both schemas accept, then on fuller bases; a seeded search only as
-the last resort, within the diff's search budget; the winner is shrunk
-unless construction built it minimal. Work is bounded by budgets counted in
-candidates (``Budget``), never in time, so a diff gives the same witnesses
-on any machine under any load; results are remembered per (rule, place,
-old and new schema) with the work they took, so the same change in another
-tool, pair or server costs a lookup and is charged the same. Severities are
-never read back from witnesses.
+object both schemas accept, then on fuller bases (a group of candidates is
+given up once one is rejected for an error none of the others changes); a
+seeded search only as the last resort, within the diff's search budget; the
+winner is shrunk unless construction built it minimal. Work is bounded by
+budgets counted in candidates (``Budget``), never in time, so a diff gives
+the same witnesses on any machine under any load; results are remembered
+per (rule, place, old and new schema) with the work they took, so the same
+change in another tool, pair or server costs a lookup and is charged the
+same. Severities are never read back from witnesses.
 """
 
 import copy

@@ -489,10 +489,13 @@ def candidates(loc, suffix, base, limit, hints=(), seen=None, dead=()):
     current = get(base, loc.hops) if loc.hops else base
     proposals = [(0, v) for v in values(loc, current, suffix, hints=hints)]
     if current is None and loc.hops:
-        full = _full_holder(loc)
-        if full is not None:
+        # of the kind the changed keyword acts on (an Optional's object, not its null)
+        full = examples(loc.a_loc, 1)
+        kind = _HOLDS.get(loc.tail[0]) if loc.tail else None
+        full = [v for v in full if kind is None or isinstance(v, kind)][:1] or full[:1]
+        if full:
             group = 1 if _of_property(loc, suffix) else 0
-            proposals = [(group, v) for v in values(loc, full, suffix, hints=hints)] + proposals
+            proposals = [(group, v) for v in values(loc, full[0], suffix, hints=hints)] + proposals
     groups = {group for group, _ in proposals}
     for group, value in _ranked(loc, proposals):
         if group in dead:
@@ -512,14 +515,6 @@ def candidates(loc, suffix, base, limit, hints=(), seen=None, dead=()):
 
 def _of_property(loc, suffix) -> bool:
     return suffix in PROPERTY_RULES and len(loc.tail) >= 2 and loc.tail[0] == "properties"
-
-
-def _full_holder(loc):
-    # of the kind the changed keyword acts on (an Optional's object, not its null)
-    full = examples(loc.a_loc, 1)
-    kind = _HOLDS.get(loc.tail[0]) if loc.tail else None
-    full = [v for v in full if kind is None or isinstance(v, kind)][:1] or full[:1]
-    return full[0] if full else None
 
 
 def varied_path(loc, suffix):

@@ -1,6 +1,6 @@
-"""Witness work: a base on which every candidate is rejected alike (for an
-error none of them changes) is left after its first candidate, and leaving
-it never changes a witness."""
+"""Witness work: a group of candidates that are all rejected alike (for an
+error none of them changes) is given up after its first, and giving it up
+never changes a witness."""
 
 import json
 import pathlib
@@ -105,7 +105,7 @@ def _witnesses():
     return out
 
 
-def test_leaving_a_base_early_never_changes_a_witness(monkeypatch):
+def test_giving_up_a_group_never_changes_a_witness(monkeypatch):
     """Every playwright release step, with the shortcut and without it."""
     attach._MEMO.clear()
     quick = _witnesses()
