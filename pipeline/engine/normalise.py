@@ -75,9 +75,40 @@ def _integral(value):
     return value
 
 
+class remembered:
+    """Within it (``with remembered():``), ``normalise_schema`` works out
+    each schema object once and gives every later call with that object its
+    first result, shared. For a caller that changes neither the schemas nor
+    the results while it lasts: the diff stage's batch, which decodes each
+    stored tool once (the new side of one pair is the old side of the next
+    pair that changes the tool). Results are the same as without it."""
+
+    def __enter__(self):
+        global _REMEMBERED
+        self.outer, _REMEMBERED = _REMEMBERED, {}
+        return self
+
+    def __exit__(self, *exc):
+        global _REMEMBERED
+        _REMEMBERED = self.outer
+
+
+_REMEMBERED = None  # id(schema) -> (schema, result) while ``remembered`` lasts
+
+
 def normalise_schema(schema):
     """Return (normalised schema, notation) where notation is a sorted tuple of
     the notational forms the original used."""
+    if _REMEMBERED is not None and isinstance(schema, dict):
+        hit = _REMEMBERED.get(id(schema))
+        if hit is None or hit[0] is not schema:
+            # holding the schema keeps its id unique while it is remembered
+            hit = _REMEMBERED[id(schema)] = (schema, _normalise_schema(schema))
+        return hit[1]
+    return _normalise_schema(schema)
+
+
+def _normalise_schema(schema):
     notation = set()
     if schema is True:
         return {}, ()

@@ -81,21 +81,22 @@ class Lake:
     # --- writing ---------------------------------------------------------
 
     def append(self, table: str, rows: list, batch_id: str) -> list:
-        """Write ``rows`` (dicts) as new files of ``table``: one per server
-        partition of a partitioned table, else one; return the paths written."""
+        """Write ``rows`` (dicts, or tuples in the table's column order) as
+        new files of ``table``: one per server partition of a partitioned
+        table, else one; return the paths written."""
         if not rows:
             return []
         schema = TABLES[table]
         if table not in PARTITIONED:
-            return [self._write(f"{self.folder(table)}/part-{batch_id}.parquet",
-                                pa.Table.from_pylist(rows, schema))]
+            return [self._write(f"{self.folder(table)}/part-{batch_id}.parquet", _arrow(rows, schema))]
+        server = schema.get_field_index("server_id") if isinstance(rows[0], tuple) else "server_id"
         by_server = {}
         for row in rows:
-            by_server.setdefault(row["server_id"], []).append(row)
+            by_server.setdefault(row[server], []).append(row)
         paths = []
         for server_id in sorted(by_server):
             folder = f"{self.folder(table)}/server_id={partition_value(server_id)}"
-            table_data = pa.Table.from_pylist(by_server[server_id], schema)
+            table_data = _arrow(by_server[server_id], schema)
             paths.append(self._write(f"{folder}/part-{batch_id}.parquet", table_data))
         return paths
 
@@ -161,18 +162,20 @@ class Lake:
             check_file(path, table)
         return paths
 
-    def read_servers(self, table: str, server_ids, columns=None):
+    def read_servers(self, table: str, server_ids, columns=None, dictionary=()):
         """The rows of some servers, read straight from their files (an
         Arrow table): a worker loads only the servers it diffs. A server's
         partition is read whole; a file of the table's own folder (a batch's
-        rows of many servers) is read and filtered."""
+        rows of many servers) is read and filtered. The ``dictionary``
+        columns come as Arrow dictionaries, each distinct value once (see
+        ``texts``)."""
         wanted = sorted(set(server_ids))
         names = list(columns or TABLES[table].names)
         folder = self.folder(table)
         tables = []
         for server_id in wanted:
             for path in _parquet_in(f"{folder}/server_id={partition_value(server_id)}"):
-                tables.append(_read_file(path, table, columns))
+                tables.append(_read_file(path, table, columns, dictionary))
         shared = _parquet_in(folder)
         if shared:
             import pyarrow.compute as pc  # 80 ms to import: not for the workers' partitioned reads
@@ -180,7 +183,7 @@ class Lake:
             ids = pa.array(wanted, pa.string())
             read = names if "server_id" in names else names + ["server_id"]
             for path in shared:
-                data = _read_file(path, table, read)
+                data = _read_file(path, table, read, dictionary)
                 tables.append(data.filter(pc.is_in(data["server_id"], value_set=ids)).select(names))
         if not tables:
             return pa.Table.from_pylist([], TABLES[table]).select(names)
@@ -228,6 +231,14 @@ class Lake:
         return con
 
 
+def _arrow(rows, schema):
+    """Rows (dicts, or tuples in the schema's order) as an Arrow table."""
+    if isinstance(rows[0], tuple):  # transposed in C, no dict a row
+        return pa.Table.from_arrays([pa.array(column, field.type)
+                                     for column, field in zip(zip(*rows), schema)], schema=schema)
+    return pa.Table.from_pylist(rows, schema)
+
+
 def _read(files) -> str:
     # the file list is a literal: a parameter cannot be used in a view body
     listed = ", ".join("'" + _quote(f) + "'" for f in files)
@@ -244,12 +255,31 @@ def _parquet_in(folder: str) -> list:
     return [f"{folder}/{n}" for n in names if n.endswith(".parquet") and not n.startswith(".")]
 
 
-def _read_file(path: str, table: str, columns):
+def texts(column) -> list:
+    """A string column's values as Python strings; of a dictionary column,
+    each distinct value is one string object however many rows hold it (a
+    release mostly keeps its surface and tools: one decoding, and the
+    caches keyed by text find them by identity)."""
+    out = []
+    for chunk in column.chunks:
+        if isinstance(chunk, pa.DictionaryArray):
+            values = chunk.dictionary.to_pylist()
+            out += [None if i is None else values[i] for i in chunk.indices.to_pylist()]
+        else:
+            out += chunk.to_pylist()
+    return out
+
+
+def _read_file(path: str, table: str, columns, dictionary=()):
     """A lake file's rows (an Arrow table), its footer checked first.
     The file is opened once: its footer is both checked and read from
     (``pq.read_table`` would resolve a filesystem and a dataset per file)."""
-    parquet = _open(path)
-    _check_schema(path, table, parquet.schema_arrow)
+    parquet = _open(path, dictionary)
+    found = parquet.schema_arrow
+    if dictionary:  # the columns asked for as dictionaries are checked as what they hold
+        found = pa.schema([f.with_type(f.type.value_type) if f.name in dictionary
+                           and pa.types.is_dictionary(f.type) else f for f in found])
+    _check_schema(path, table, found)
     try:
         return parquet.read(columns=columns, use_threads=False)
     except (OSError, pa.ArrowException) as exc:  # a footer that lies about its pages
@@ -284,13 +314,13 @@ def check_file(path: str, table: str) -> None:
 _NOT_PARQUET = "not a readable Parquet file (truncated or not Parquet): "
 
 
-def _open(path: str):
+def _open(path: str, dictionary=()):
     """A ``pq.ParquetFile`` (its footer read), or the ``InputError`` that
     ``check_file`` gives for a file that is not whole Parquet."""
     try:
         if os.stat(path).st_size == 0:
             raise InputError(path, "lake file is empty (not Parquet); move it out of the lake")
-        return pq.ParquetFile(path)
+        return pq.ParquetFile(path, read_dictionary=list(dictionary) or None)
     except OSError as exc:
         raise InputError(path, f"cannot read lake file: {exc.strerror or exc}") from None
     except pa.ArrowException as exc:

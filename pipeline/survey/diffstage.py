@@ -16,6 +16,7 @@ import datetime as dt
 import gc
 import hashlib
 import json
+import marshal
 import multiprocessing
 import os
 import pathlib
@@ -58,7 +59,9 @@ def pair_key(server_id, old_digest, new_digest) -> str:
     return hashlib.sha256(f"{server_id}\0{old_digest}\0{new_digest}".encode()).hexdigest()[:32]
 
 
-# json.dumps(value, sort_keys=True), its encoder built once, not per call
+# json.dumps(value) and json.dumps(value, sort_keys=True), their encoders
+# built once, not per call
+_json = json.JSONEncoder().encode
 _sorted_json = json.JSONEncoder(sort_keys=True).encode
 
 
@@ -77,14 +80,18 @@ class _Contracts:
     whole manifests, at the cost of the tools that moved."""
 
     def __init__(self, lake, servers):
+        from pipeline.lake import texts
+
         stored = lake.read_servers("manifests", servers,
-                                   ["server_id", "manifest_digest", "surface_json", "tool_hashes"])
+                                   ["server_id", "manifest_digest", "surface_json", "tool_hashes"],
+                                   dictionary=("server_id", "manifest_digest", "surface_json"))
         self.surfaces = {}
-        for server_id, digest, surface, hashes in zip(*(c.to_pylist() for c in stored.columns)):
+        for server_id, digest, surface, hashes in zip(*(texts(c) for c in stored.columns)):
             if digest is not None:
                 self.surfaces[(server_id, digest)] = (surface, hashes)
-        tools = lake.read_servers("tools", servers, ["server_id", "manifest_digest", "name", "tool_json"])
-        self.tools = {(s, d, n): t for s, d, n, t in zip(*(c.to_pylist() for c in tools.columns))}
+        tools = lake.read_servers("tools", servers, ["server_id", "manifest_digest", "name", "tool_json"],
+                                  dictionary=("server_id", "manifest_digest", "name", "tool_json"))
+        self.tools = {(s, d, n): t for s, d, n, t in zip(*(texts(c) for c in tools.columns))}
         self._hashes = {}
         self._surfaces = {}  # surface text -> decoded and checked (or the InputError)
         # tool text -> decoded and checked (or the InputError): a tool's new
@@ -154,7 +161,28 @@ class _Contracts:
                     raise InputError(source, "a tool is missing from the lake") from None
                 manifest["tools"] = tools
             manifests.append(manifest)
+        if "tools" in manifests[0] and "tools" in manifests[1]:
+            _share_schemas(manifests[0]["tools"], manifests[1]["tools"])
         return manifests
+
+
+def _share_schemas(old_tools, new_tools) -> None:
+    """Give each tool's new side the very schema objects of its old side
+    where they are exactly the same (decoded from two texts, as when only
+    the description changed, they are two equal trees): the engine then
+    sees the identity at once, and normalises one tree once a batch
+    (``remembered``). The decoded tool keeps an equal value; equal by
+    marshal's typed bytes, so not even ``1`` against ``1.0`` is merged."""
+    before = {tool["name"]: tool for tool in old_tools}
+    for tool in new_tools:
+        old = before.get(tool["name"])
+        if old is None:
+            continue
+        for key in ("inputSchema", "outputSchema"):
+            a, b = old.get(key), tool.get(key)
+            if a is not b and isinstance(a, dict) and a == b \
+                    and marshal.dumps(a, 2) == marshal.dumps(b, 2):
+                tool[key] = a
 
 
 def _decoded_once(cache, text, source, what, check):
@@ -226,6 +254,7 @@ def diff_batch(lake_root, pairs, policy, engine, policy_id, batch_id) -> dict:
     Runs in a worker process, so it reads and writes the lake itself: only
     pair keys cross the process boundary, never manifests."""
     import rapidfuzz.fuzz  # noqa: F401 - loaded once per worker, the prose scores use it
+    from pipeline.engine.normalise import remembered
     from pipeline.lake import Lake
 
     lake = Lake(lake_root)
@@ -238,7 +267,10 @@ def diff_batch(lake_root, pairs, policy, engine, policy_id, batch_id) -> dict:
     gc.freeze()
     gc.set_threshold(50_000, *thresholds[1:])
     try:
-        return _diff_pairs(lake, contracts, pairs, policy, engine, policy_id, batch_id)
+        # the batch's tools are decoded once and never changed: each schema
+        # is normalised once, however many pairs change its tool
+        with remembered():
+            return _diff_pairs(lake, contracts, pairs, policy, engine, policy_id, batch_id)
     finally:
         gc.set_threshold(*thresholds)
         gc.unfreeze()
@@ -250,47 +282,40 @@ def _diff_pairs(lake, contracts, pairs, policy, engine, policy_id, batch_id) -> 
     if policy.witness != "never":
         from pipeline.witness import attach_witnesses  # evidence only
 
+    # rows as tuples in the tables' column order (pipeline/lake/tables.py):
+    # the pair's columns (PAIR_COLUMNS), then the change's or the ledger's
     changes, ledger = [], []
+    errors = 0
     for row in pairs:
-        base = {"pair_key": pair_key(row["server_id"], row["old_digest"], row["new_digest"]),
-                "server_id": row["server_id"], "old_version": row["old_version"],
-                "new_version": row["new_version"], "old_digest": row["old_digest"],
-                "new_digest": row["new_digest"], "engine_version": engine,
-                "policy_hash": policy_id, "batch_id": batch_id}
+        base = (pair_key(row["server_id"], row["old_digest"], row["new_digest"]), row["server_id"],
+                row["old_version"], row["new_version"], row["old_digest"], row["new_digest"],
+                engine, policy_id, batch_id)
         try:
             old, new = contracts.pair(row["server_id"], row["old_digest"], row["new_digest"],
                                       (f"{row['server_id']} {row['old_version']}",
                                        f"{row['server_id']} {row['new_version']}"))
             result = DiffResult(old, new, policy)
         except (InputError, ValueError, RecursionError) as exc:
-            ledger.append({**base, "changes": 0, "breaking": 0, "grade": None, "witnessed": 0,
-                           "error": str(exc), "diffed_at": _now()})
+            ledger.append(base + (0, 0, None, 0, str(exc), _now()))
+            errors += 1
             continue
         if policy.witness != "never":
             attach_witnesses(result, min_severity=policy.witness)
         for change in result.changes:
             # the fields of Change.as_json(), without its sorted copies of
             # old and new: the sorted-key encoder sorts them anyway
-            changes.append({**base, "rule": change.rule, "severity": change.severity,
-                            "default_severity": change.default_severity,
-                            "entity": change.entity, "path": change.path,
-                            "old_json": _sorted_json(change.old),
-                            "new_json": _sorted_json(change.new),
-                            "message": change.message, "note": change.note,
-                            "suppressed": change.suppressed,
-                            "suppressed_reason": change.suppressed_reason,
-                            "advisory_json": json.dumps(change.advisory),
-                            "witness_json": None if change.witness is None
-                            else json.dumps(change.witness),
-                            "witness_note": change.witness_note})
+            changes.append(base + (
+                change.rule, change.severity, change.default_severity, change.entity, change.path,
+                _sorted_json(change.old), _sorted_json(change.new), change.message, change.note,
+                change.suppressed, change.suppressed_reason, _json(change.advisory),
+                None if change.witness is None else _json(change.witness), change.witness_note))
         witnessed = sum(c.witness is not None for c in result.changes
                         if c.severity == "BREAKING" and not c.suppressed)
-        ledger.append({**base, "changes": len(result.changes),
-                       "breaking": result.summary["BREAKING"], "grade": result.grade,
-                       "witnessed": witnessed, "error": None, "diffed_at": _now()})
+        ledger.append(base + (len(result.changes), result.summary["BREAKING"], result.grade,
+                              witnessed, None, _now()))
     lake.append("changes", changes, batch_id)
     lake.append("pairs", ledger, batch_id)  # the ledger last: it commits the batch
-    return {"pairs_diffed": len(ledger), "errors": sum(r["error"] is not None for r in ledger)}
+    return {"pairs_diffed": len(ledger), "errors": errors}
 
 
 # what the pair query reads: the other tables' files are neither checked nor bound
@@ -345,21 +370,30 @@ def _candidates(con, mode, since, engine, policy_id, servers=None) -> tuple:
     return len(rows), len(rows) - len(pending), pending
 
 
-def _batches(pairs, batch_size):
-    """Pairs grouped by server, whole servers per batch, about batch_size
-    pairs each: a worker loads each server's manifests once."""
-    batch, size = [], 0
+def _batches(pairs, batch_size, workers=1):
+    """Pairs grouped by server, whole servers per batch (a worker loads each
+    server's manifests once), about batch_size pairs each. With several
+    processes the last rounds shrink (a batch is at most an equal share of
+    what is left between twice the processes): they finish together, none
+    idles through another's last big batch."""
     by_server = {}
     for pair in pairs:
         by_server.setdefault(pair["server_id"], []).append(pair)
+    left = len(pairs)
+    smallest = min(batch_size, MIN_BATCH)
+    batch = []
     for group in by_server.values():
         batch.extend(group)
-        size += len(group)
-        if size >= batch_size:
+        share = batch_size if workers == 1 else -(-left // (2 * workers))
+        if len(batch) >= max(smallest, min(batch_size, share)):
             yield batch
-            batch, size = [], 0
+            left -= len(batch)
+            batch = []
     if batch:
         yield batch
+
+
+MIN_BATCH = 50  # a batch's fixed cost (reads, two files written) stays small beside its pairs
 
 
 DONE_FILE = ".diff-stage-done.json"  # in the lake's folder; readers read only tables' Parquet
@@ -428,8 +462,6 @@ def run_diff_stage(lake, policy, mode="consecutive", since=None, workers=None,
     A lake whose manifests and ledger files are exactly those of a state
     already seen to have no pending pair (same engine, policy and query) is
     answered from that record, without opening DuckDB."""
-    from pipeline.lake import new_batch_id
-
     engine, policy_id = engine_version(), policy_hash(policy)
     if servers is None:
         lake.remove_orphans()  # only a whole-lake run may tidy up after others
@@ -438,6 +470,36 @@ def run_diff_stage(lake, policy, mode="consecutive", since=None, workers=None,
     known = _done(lake).get(key)
     if isinstance(known, int):
         return {"pairs": known, "pairs_cached": known, "pairs_diffed": 0, "errors": 0}
+    workers = workers or os.cpu_count() or 1
+    # the pool starts before the query: its workers' start-up (a process
+    # and its imports each) overlaps the query instead of following it
+    pool = _pool(workers - 1) if workers > 1 else None
+    try:
+        stats, pooled = _diff_pending(lake, pool, workers, key, policy, mode, since, engine,
+                                      policy_id, servers, batch_size, on_batch)
+    except BaseException:
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)  # no batch of theirs is left writing
+        raise
+    if pool is not None:
+        # workers given no batch are not waited for: they end once they are up
+        pool.shutdown(wait=pooled, cancel_futures=True)
+    # every pair done (an error is retried next time) and no manifest came
+    # meanwhile: this state has nothing pending
+    if stats["pairs_diffed"] and stats["errors"] == 0 \
+            and stats["pairs_diffed"] == stats["pairs"] - stats["pairs_cached"] \
+            and _listing(lake, "manifests") == manifests_before:
+        _record_done(lake, _state_key(lake, manifests_before, mode, since, engine, policy_id,
+                                      servers), stats["pairs"])
+    return stats
+
+
+def _diff_pending(lake, pool, workers, key, policy, mode, since, engine, policy_id, servers,
+                  batch_size, on_batch):
+    """(counts, whether the pool diffed any batch): the pending pairs picked
+    and diffed, here and in the pool."""
+    from pipeline.lake import new_batch_id
+
     con = lake.connect(tables=_PAIR_TABLES)
     total, cached, pending = _candidates(con, mode, since, engine, policy_id, servers)
     con.close()
@@ -445,14 +507,8 @@ def run_diff_stage(lake, policy, mode="consecutive", since=None, workers=None,
     stats = {"pairs": total, "pairs_cached": cached, "pairs_diffed": 0, "errors": 0}
     if not pending:
         _record_done(lake, key, total)
-        return stats
-    workers = workers or os.cpu_count() or 1
-    # a whole number of rounds of equal batches: no worker idles through
-    # the last round while another diffs a full batch
-    rounds = -(-len(pending) // (workers * batch_size))
-    batches = list(_batches(pending, -(-len(pending) // (workers * rounds))))
-    workers = min(workers, len(batches))
-
+        return stats, False
+    batches = list(_batches(pending, batch_size, workers))
     lock = threading.Lock()  # pool batches are recorded from the threads that feed them
 
     def record(counts):
@@ -462,22 +518,36 @@ def run_diff_stage(lake, policy, mode="consecutive", since=None, workers=None,
             if on_batch:
                 on_batch(stats)
 
-    if workers <= 1:
+    if pool is None or len(batches) == 1:
         for batch in batches:
             record(diff_batch(lake.root, batch, policy, engine, policy_id, new_batch_id()))
-    else:
-        _diff_beside_pool(lake, batches, policy, engine, policy_id, workers, record)
-    # every pair done (an error is retried next time) and no manifest came
-    # meanwhile: this state has nothing pending
-    if stats["errors"] == 0 and stats["pairs_diffed"] == total - cached \
-            and _listing(lake, "manifests") == manifests_before:
-        _record_done(lake, _state_key(lake, manifests_before, mode, since, engine, policy_id,
-                                      servers), total)
-    return stats
+        return stats, False
+    _diff_beside_pool(pool, lake, batches, policy, engine, policy_id, min(workers, len(batches)) - 1,
+                      record)
+    return stats, True
 
 
-def _diff_beside_pool(lake, batches, policy, engine, policy_id, workers, record) -> None:
-    """Diff the batches in this process and in ``workers - 1`` pool workers,
+def _pool(size):
+    """``size`` pool workers, started now (spawn, not fork: the parent holds
+    DuckDB's threads)."""
+    context = multiprocessing.get_context("spawn")
+    pool = concurrent.futures.ProcessPoolExecutor(size, mp_context=context,
+                                                  initializer=init_worker,
+                                                  initargs=(os.getpid(),))
+    for _ in range(size):
+        pool.submit(_warm)
+    return pool
+
+
+def _warm():
+    """A worker's imports, done while the survey still picks the pairs."""
+    import rapidfuzz.fuzz  # noqa: F401
+    import pipeline.engine.result  # noqa: F401
+    import pipeline.lake  # noqa: F401
+
+
+def _diff_beside_pool(pool, lake, batches, policy, engine, policy_id, feeders, record) -> None:
+    """Diff the batches in this process and in ``feeders`` pool workers,
     each taking the next batch when it is done with one. This process has
     loaded pyarrow already: a worker fewer to start is its imports fewer
     (about 0.35 s of CPU)."""
@@ -491,7 +561,7 @@ def _diff_beside_pool(lake, batches, policy, engine, policy_id, workers, record)
         except IndexError:
             return None
 
-    def feed(pool):
+    def feed():
         """One pool worker's share: a batch at a time until none is left."""
         try:
             while (batch := take()) is not None:
@@ -501,13 +571,8 @@ def _diff_beside_pool(lake, batches, policy, engine, policy_id, workers, record)
             queue.clear()  # a failed batch stops the stage: no new batch is started
             raise
 
-    # spawn, not fork: the parent holds DuckDB's threads
-    context = multiprocessing.get_context("spawn")
-    with concurrent.futures.ProcessPoolExecutor(workers - 1, mp_context=context,
-                                                initializer=init_worker,
-                                                initargs=(os.getpid(),)) as pool, \
-            concurrent.futures.ThreadPoolExecutor(workers - 1) as feeders:
-        fed = [feeders.submit(feed, pool) for _ in range(workers - 1)]
+    with concurrent.futures.ThreadPoolExecutor(feeders) as threads:
+        fed = [threads.submit(feed) for _ in range(feeders)]
         try:
             while (batch := take()) is not None:
                 record(diff_batch(lake.root, batch, policy, engine, policy_id, new_batch_id()))

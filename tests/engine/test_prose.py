@@ -88,3 +88,27 @@ def test_the_python_lcs_on_known_pairs():
     assert lcs_length(["read", "files"], ["write", "files"]) == 1
     long_a, long_b = "x" * 300 + "ab" * 400, "ab" * 400 + "y" * 300  # past one machine word
     assert lcs_length(long_a, long_b) == 800
+
+
+_SPACE_CHARS = " \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f\x85\xa0\u1680\u2000\u2028\u2029\u202f\u3000"
+
+
+@settings(max_examples=600, deadline=None, derandomize=True, database=None)
+@given(st.text(alphabet=_SPACE_CHARS + "aZ.,;:!?…'\u200b\ufeffİ", max_size=40))
+def test_step1_is_the_regular_expressions_reading(text):
+    """Step 1 in its spec's words: every run of whitespace (what ``\\s``
+    matches, Unicode's too) one space, the ends trimmed, then trailing
+    punctuation and space gone."""
+    import re
+
+    spelled = re.sub(r"[\s.,;:!?…]+$", "", re.sub(r"\s+", " ", text.lower()).strip())
+    assert normalise(text) == spelled
+
+
+@pytest.mark.parametrize("old,new,gone,came", [
+    ("limit 10 or 10", "limit 10", ["10"], []),                  # one of two the same
+    ("never 1 2 2", "not 2 3", ["1", "2", "never"], ["3", "not"]),
+    ("must retry", "should retry twice", ["must"], ["should", "twice"]),
+])
+def test_step3_names_the_markers_each_side_lost(old, new, gone, came):
+    assert classify(old, new) == (PB, f"semantic markers changed: {gone} -> {came}")

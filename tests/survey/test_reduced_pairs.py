@@ -88,3 +88,27 @@ def test_the_stage_diffs_exactly_what_the_engine_diffs_on_whole_captures(series,
 @pytest.mark.parametrize("series", sorted(SLOW_SERIES))
 def test_the_same_on_the_ecosystem_captures(series, tmp_path):
     _check(SLOW_SERIES[series], tmp_path)
+
+
+
+def _capture(folder, version, description, minimum):
+    tool = {"name": "t", "description": description,
+            "inputSchema": {"type": "object", "properties": {"n": {"type": "number", "minimum": minimum}}}}
+    (folder / f"{version}.json").write_text(json.dumps({"tools": [tool]}))
+
+
+def test_a_schema_equal_but_for_a_number_s_spelling_is_read_as_written(tmp_path):
+    """The stage gives a tool's new side its old side's schema objects when
+    they are the same. ``1`` and ``1.0`` are one JSON number, yet a later
+    change reports the value as that release wrote it, so the two are never
+    merged."""
+    folder = tmp_path / "captures" / "srv"
+    folder.mkdir(parents=True)
+    _capture(folder, "1.0.0", "Adds numbers.", 1)
+    _capture(folder, "1.1.0", "Adds two numbers.", 1.0)  # only the description moved
+    _capture(folder, "1.2.0", "Adds two numbers.", 2)
+    _check(tmp_path / "captures", tmp_path)
+    lake = Lake(str(tmp_path / "lake"))
+    moved = [(r["old_json"], r["new_json"]) for r in lake.read_servers("changes", ["srv"]).to_pylist()
+             if r["path"].endswith("/minimum")]
+    assert moved == [("1.0", "2")]
