@@ -180,10 +180,10 @@ def relative_parts(path: str, base: str):
     return tuple(parts)
 
 
-# (rule, schema path below the tool's schema, old and new schema text) ->
-# (witness, note): the same change met again (another tool, pair or server
-# with the same schemas) is not worked out twice. Bounded; cut-short
-# results are never kept.
+# (rule, schema path below the tool's schema, old and new schema text, the
+# change's old and new values, limits) -> (witness, note, work): the same
+# change met again (another tool, pair or server with the same schemas) is
+# not worked out twice. Bounded; cut-short results are never kept.
 _MEMO = {}
 _MEMO_MAX = 4096
 
@@ -225,8 +225,10 @@ def witness_for(change, old_manifest, new_manifest, renames=None, max_candidates
     if side == "output" and old_raw is None:
         return None, ("none by nature: without an outputSchema the old tool promised nothing "
                       "a result could violate")
-    key = (rule, rel, _text(old_raw, texts), _text(new_raw, texts), max_candidates,
-           max_constructive, max_shrink, max_size)
+    # everything the work reads: the change's own values too (they seed the
+    # candidates), since one place can hold two changes of one rule
+    key = (rule, rel, _text(old_raw, texts), _text(new_raw, texts), canonical(change.old),
+           canonical(change.new), max_candidates, max_constructive, max_shrink, max_size)
     found = _MEMO.get(key)
     if found is not None and budget.fits(*found[2:]):
         # charged what working it out took, so the rest of the diff sees the
@@ -235,7 +237,7 @@ def witness_for(change, old_manifest, new_manifest, renames=None, max_candidates
         budget.charge(used, searched)
         return copy.deepcopy(witness), note
     meter = _Meter(budget)
-    witness, note = _work(change, rule, side, suffix, key[0:4], entity, old_raw, new_raw,
+    witness, note = _work(change, rule, side, suffix, key[0:4], old_raw, new_raw,
                           max_candidates, max_constructive, max_shrink, max_size, meter)
     budget.charge(meter.used, meter.searched)
     if not meter.spent:  # a result a budget cut short depends on what was left: never kept
@@ -283,7 +285,7 @@ def _normalised(raw, text):
     return found
 
 
-def _work(change, rule, side, suffix, rule_rel, entity, old_raw, new_raw, max_candidates,
+def _work(change, rule, side, suffix, rule_rel, old_raw, new_raw, max_candidates,
           max_constructive, max_shrink, max_size, meter):
     rel, old_text, new_text = rule_rel[1], rule_rel[2], rule_rel[3]
     key = SIDE_KEY[side]
@@ -299,7 +301,8 @@ def _work(change, rule, side, suffix, rule_rel, entity, old_raw, new_raw, max_ca
         a_judge, r_judge = judge(a_raw, a_text), judge(r_raw, r_text)
         a_judge.accepts(None), r_judge.accepts(None)  # compile refs early
     except SchemaUnusable as exc:
-        return None, f"no witness: jsonschema-rs cannot evaluate a {key} of tool {entity} ({exc})"
+        # no tool named: the result is remembered for any tool with these schemas
+        return None, f"no witness: jsonschema-rs cannot evaluate this {key} ({exc})"
     a_n = _normalised(a_raw, a_text)
     r_n = _normalised(r_raw, r_text)
     loc = construct.locate(rel, a_n, r_n, suffix)
@@ -404,6 +407,7 @@ def _work(change, rule, side, suffix, rule_rel, entity, old_raw, new_raw, max_ca
     if found is None and loose is None and not (
             side == "input" and suffix == "property.removed" and ignored is not None):
         if meter.search_limit is not None and meter.search_limit <= 0:
+            meter.spent.append("search")  # cut short, so never remembered
             return None, _cut_short(meter, tried, 0, search=True)
         shrink_it = True
         seed = search.seed_for(rule, list(rel), a_n, r_n)  # no tool name: memoised results stay the same

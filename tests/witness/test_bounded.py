@@ -156,3 +156,42 @@ def test_budgets_count_candidates_so_a_loaded_machine_gets_the_same_witnesses(tm
     monkeypatch.setattr(time, "process_time", lambda: float(next(ticks)))
     monkeypatch.setattr(time, "perf_counter", lambda: float(next(ticks)))
     assert witnesses() == quick
+
+
+
+def _notes(server, old, new):
+    """Every change's witness and note, for a pair of committed captures."""
+    import gzip
+
+    captures = pathlib.Path(__file__).resolve().parents[2] / "data" / "ecosystem" / "captures" / server
+    result = DiffResult(*(json.loads(gzip.decompress((captures / f"{v}.json.gz").read_bytes()))
+                          for v in (old, new)))
+    attach_witnesses(result)
+    return [(c.rule, c.path, c.witness, c.witness_note) for c in result.changes]
+
+
+def test_a_result_cut_short_is_never_remembered():
+    """agent-device 0.20.5 -> 0.21.3 changes one output schema part alike
+    in several tools after the diff's search budget is gone: the change met
+    first is cut short by its own budget, the later ones by the search
+    budget. None of that is remembered, so a second diff of the pair in
+    this process says the same as the first."""
+    import pipeline.witness.attach as attach
+
+    attach._MEMO.clear()
+    first = _notes("agent-device", "0.20.5", "0.21.3")
+    assert sum("the diff's search budget" in (n or "") for *_, n in first) > 1
+    assert _notes("agent-device", "0.20.5", "0.21.3") == first
+
+
+def test_two_changes_of_one_rule_at_one_place_are_remembered_apart():
+    """mongodb-mcp-server 0.3.0 -> 1.0.2 tightens one anyOf of explain twice
+    (two changes, one rule, one path, other values): each is its own work,
+    so a second diff in this process gives each its own note again."""
+    import pipeline.witness.attach as attach
+
+    attach._MEMO.clear()
+    first = _notes("mongodb-mcp-server", "0.3.0", "1.0.2")
+    places = [(rule, path) for rule, path, *_ in first]
+    assert any(places.count(p) > 1 for p in places if p[0] == "tool.input.constraint.tightened")
+    assert _notes("mongodb-mcp-server", "0.3.0", "1.0.2") == first
