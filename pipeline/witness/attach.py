@@ -130,15 +130,10 @@ def attach_witnesses(result, min_severity="BREAKING", max_candidates=200, max_co
                 change.suppressed and not include_suppressed):
             stats.bump("skipped")
             continue
-        if budget.diff_spent():
-            witness, note = None, (f"no witness: cut short, the diff's witness budget of "
-                                   f"{diff_budget} candidates was spent before this change")
-        else:
-            witness, note = witness_for(change, result.old, result.new, renames=renames,
-                                        max_candidates=max_candidates,
-                                        max_constructive=max_constructive, max_shrink=max_shrink,
-                                        max_size=max_size, budget=budget, tools=tools,
-                                        texts=texts)
+        witness, note = witness_for(change, result.old, result.new, renames=renames,
+                                    max_candidates=max_candidates,
+                                    max_constructive=max_constructive, max_shrink=max_shrink,
+                                    max_size=max_size, budget=budget, tools=tools, texts=texts)
         change.witness, change.witness_note = witness, note
         if witness is not None:
             stats.bump("witnessed")
@@ -225,6 +220,9 @@ def witness_for(change, old_manifest, new_manifest, renames=None, max_candidates
     if side == "output" and old_raw is None:
         return None, ("none by nature: without an outputSchema the old tool promised nothing "
                       "a result could violate")
+    if budget.diff_spent():  # only here: a change without a witness by nature says so still
+        return None, (f"no witness: cut short, the diff's witness budget of {budget.diff} "
+                      "candidates was spent before this change")
     # everything the work reads: the change's own values too (they seed the
     # candidates), since one place can hold two changes of one rule
     key = (rule, rel, _text(old_raw, texts), _text(new_raw, texts), canonical(change.old),

@@ -102,6 +102,19 @@ def test_a_spent_diff_budget_says_so_for_every_change_left():
     assert "the diff's witness budget of 0 candidates was spent" in change.witness_note
 
 
+def test_a_spent_diff_budget_leaves_a_change_without_a_witness_by_nature_its_own_note():
+    schema = obj({"q": {"type": "string"}})
+    old = {"tools": [{"name": "gone", "inputSchema": schema}, {"name": "u", "inputSchema": schema},
+                     {"name": "t", "inputSchema": schema}]}
+    new = {"tools": [{"name": "u"}, {"name": "t", "inputSchema": obj({"q": {"type": "integer"}})}]}
+    result = DiffResult(old, new)
+    attach_witnesses(result, diff_budget=0)
+    notes = {c.rule: c.witness_note for c in result.changes if c.severity == "BREAKING"}
+    assert notes["tool.removed"].startswith("not a schema change")
+    assert notes["tool.input.removed"].startswith("none by nature: without an inputSchema")
+    assert "the diff's witness budget of 0 candidates was spent" in notes["tool.input.type.changed"]
+
+
 def test_a_spent_search_budget_says_so_when_construction_found_nothing():
     # two patterns the generator reads but no constructed value separates:
     # only the search could find one, and its budget is gone
