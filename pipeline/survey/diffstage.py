@@ -32,13 +32,20 @@ from pipeline.resources import SQL_DIR as SQL
 # its initializer (init_worker) before it loads anything heavy
 
 
+def engine_sources() -> list:
+    """What a pair's stored rows come from: the engine's source and the
+    witnesses' (their values and notes are stored beside the changes)."""
+    package = pathlib.Path(__file__).resolve().parents[1]
+    return sorted(p for folder in ("engine", "witness") for p in (package / folder).glob("*.py"))
+
+
 def engine_version() -> str:
-    """The release plus a hash of the engine's source: a pair diffed by a
-    different engine is diffed again."""
-    engine = pathlib.Path(__file__).resolve().parents[1] / "engine"
+    """The release plus a hash of ``engine_sources``: a pair diffed by a
+    different engine, or witnessed by different code, is diffed again."""
+    package = pathlib.Path(__file__).resolve().parents[1]
     digest = hashlib.sha256()
-    for path in sorted(engine.glob("*.py")):
-        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    for path in engine_sources():
+        digest.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes())
     return f"{__version__}+{digest.hexdigest()[:12]}"
 
 

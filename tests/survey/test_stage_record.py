@@ -91,3 +91,22 @@ def test_a_broken_tools_file_stops_the_stage_before_any_batch(tmp_path):
     with pytest.raises(InputError, match=name):
         run_diff_stage(lake, Policy(), workers=2)
     assert not os.path.exists(lake.folder("pairs"))
+
+
+def test_the_ledger_key_covers_the_witness_code_too(tmp_path, monkeypatch):
+    """The stored rows hold witnesses: code that changes them is a new
+    engine version, and every pair is diffed again under it."""
+    import pathlib
+
+    package = pathlib.Path(diffstage.__file__).resolve().parents[1]
+    sources = {p.relative_to(package).as_posix() for p in diffstage.engine_sources()}
+    for folder in ("engine", "witness"):
+        assert {f"{folder}/{p.name}" for p in (package / folder).glob("*.py")} <= sources
+    lake = Lake(str(tmp_path / "lake"))
+    store(lake, [_capture("1.0.1", {"t": ["a"]}), _capture("1.0.2", {"t": ["a", "b"]})])
+    assert run_diff_stage(lake, Policy(), workers=1)["pairs_diffed"] == 1
+    assert run_diff_stage(lake, Policy(), workers=1)["pairs_cached"] == 1
+    # witness code other than this (one module fewer) is another version
+    others = [p for p in diffstage.engine_sources() if p.name != "attach.py"]
+    monkeypatch.setattr(diffstage, "engine_sources", lambda: others)
+    assert run_diff_stage(lake, Policy(), workers=1)["pairs_diffed"] == 1
