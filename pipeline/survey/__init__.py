@@ -6,13 +6,10 @@ same stages in Prefect for scheduled runs.
 """
 
 import datetime as dt
-import getpass
 import json
 import os
 import pathlib
-import socket
 import time
-import uuid
 
 from pipeline import progress
 from pipeline.errors import InputError
@@ -157,6 +154,9 @@ def survey_summary(con, stats, facts, errors, timings, judged, skipped=0) -> dic
 def record_run(lake, started, summary, command="survey") -> None:
     """The run's row in the lake's ``runs`` table: the CLI and the Prefect
     flow write the same one."""
+    import socket
+    import uuid
+
     from pipeline.lake import new_batch_id
 
     lake.append("runs", [{
@@ -175,6 +175,8 @@ def default_report_dir(lake) -> pathlib.Path:
 
 
 def _user() -> str:
+    import getpass
+
     try:
         return getpass.getuser()
     except (KeyError, OSError):

@@ -48,3 +48,21 @@ def test_dictionary_columns_read_the_same_values_once_each(tmp_path):
     assert found[0] == found[2] and found[0] is found[2]
     # each server's file: tools x and y, each in two texts
     assert len({id(t) for t in found}) == len(set(zip(plain["server_id"].to_pylist(), found))) == 8
+
+
+def test_a_file_with_its_columns_in_another_order_is_read_by_name(tmp_path):
+    """A tools file written (by another writer) with the table's columns in
+    another order: the connection matches it by name, beside one in order."""
+    import pyarrow.parquet as pq
+
+    lake = Lake(str(tmp_path / "lake"))
+    rows = _tools()
+    lake.append("tools", [r for r in rows if r["server_id"] == "a"], "b1")
+    shuffled = pa.Table.from_pylist([r for r in rows if r["server_id"] == "b"], TABLES["tools"])
+    shuffled = shuffled.select(list(reversed(shuffled.column_names)))
+    pq.write_table(shuffled, f"{lake.folder('tools')}/part-b2.parquet")
+    found = lake.connect(tables=("tools",)).execute(
+        "SELECT server_id, manifest_digest, name, tool_hash, tool_json FROM tools "
+        "ORDER BY server_id, manifest_digest, name").fetchall()
+    assert found == sorted((r["server_id"], r["manifest_digest"], r["name"], r["tool_hash"],
+                            r["tool_json"]) for r in rows)
