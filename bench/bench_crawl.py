@@ -25,7 +25,8 @@ import tempfile
 import time
 
 HERE = pathlib.Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
+# an installed mcpdelta is measured, as users run it; a checkout without one, its own source
+sys.path.append(str(HERE.parent))
 
 from pipeline.crawl.runner import crawl  # noqa: E402
 from pipeline.crawl.servers import parse  # noqa: E402

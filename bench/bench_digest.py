@@ -11,7 +11,8 @@ import pathlib
 import sys
 import time
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
+# an installed mcpdelta is measured, as users run it; a checkout without one, its own source
+sys.path.append(str(pathlib.Path(__file__).resolve().parent.parent))
 
 from pipeline.contract import jcs, tool_digest  # noqa: E402
 

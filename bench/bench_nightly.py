@@ -40,7 +40,8 @@ import time
 
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent
-sys.path.insert(0, str(ROOT))
+# an installed mcpdelta is measured, as users run it; a checkout without one, its own source
+sys.path.append(str(ROOT))
 
 import yaml  # noqa: E402
 

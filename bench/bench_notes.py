@@ -18,7 +18,8 @@ import tempfile
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+# an installed mcpdelta is measured, as users run it; a checkout without one, its own source
+sys.path.append(str(ROOT))
 
 from pipeline.config import Config  # noqa: E402
 from pipeline.engine.policy import Policy  # noqa: E402

@@ -39,7 +39,8 @@ import tempfile
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+# an installed mcpdelta is measured, as users run it; a checkout without one, its own source
+sys.path.append(str(ROOT))
 
 # The pipeline is imported in main(), not here: a diff worker (spawned)
 # imports this script again, and should load what a survey's worker loads
@@ -278,6 +279,9 @@ def main(argv=None) -> int:
 
     pairs = runs[0][1]["pairs"]
     kind = "realistic (grown from data/ captures)" if args.realistic else "synthetic"
+    import pipeline
+
+    print(f"mcpdelta from {pathlib.Path(pipeline.__file__).parent}")
     print(f"{kind} lake: {args.servers} servers x {args.versions} versions = {captures} captures, "
           f"{size / captures / 1024:.1f} KB each on average (generated in {generate_s:.1f} s); "
           f"{moved} of {pairs} pairs with changes, {changes} changes")

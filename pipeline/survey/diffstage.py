@@ -12,6 +12,7 @@ an ``error``; the batch carries on.
 
 import collections
 import concurrent.futures
+import contextlib
 import datetime as dt
 import gc
 import hashlib
@@ -590,13 +591,7 @@ def _diff_beside_pool(pool, lake, batches, policy, engine, policy_id, feeders, r
             queue.clear()  # a failed batch stops the stage: no new batch is started
             raise
 
-    # A batch handed to a pool worker and its result handed back each pass
-    # through this process's threads (the pool's, a feeder), each of which
-    # waits for the GIL while this thread diffs: up to the switch interval
-    # a hop, about 30 ms a batch at the default 5 ms, with the worker idle.
-    interval = sys.getswitchinterval()
-    sys.setswitchinterval(min(interval, HANDOVER_S))
-    try:
+    with quick_handovers():
         with concurrent.futures.ThreadPoolExecutor(feeders) as threads:
             fed = [threads.submit(feed) for _ in range(feeders)]
             try:
@@ -607,8 +602,31 @@ def _diff_beside_pool(pool, lake, batches, policy, engine, policy_id, feeders, r
                 raise
             for future in fed:
                 future.result()
-    finally:
-        sys.setswitchinterval(interval)
 
 
 HANDOVER_S = 0.0005  # the GIL switch interval while batches are handed over
+_handovers = {"stages": 0, "interval": None}
+_handovers_lock = threading.Lock()
+
+
+@contextlib.contextmanager
+def quick_handovers():
+    """A short GIL switch interval while this process diffs beside its
+    pool. A batch handed to a pool worker, and its result handed back, pass
+    through this process's other threads (the pool's, a feeder), each of
+    which waits for the GIL while the diffing thread holds it: up to the
+    switch interval a hop, about 30 ms a batch at the default 5 ms, with the
+    worker idle. Stages overlapping in one process (threads) share it; the
+    last to end restores the interval the first found."""
+    with _handovers_lock:
+        if _handovers["stages"] == 0:
+            _handovers["interval"] = sys.getswitchinterval()
+            sys.setswitchinterval(min(_handovers["interval"], HANDOVER_S))
+        _handovers["stages"] += 1
+    try:
+        yield
+    finally:
+        with _handovers_lock:
+            _handovers["stages"] -= 1
+            if _handovers["stages"] == 0:
+                sys.setswitchinterval(_handovers["interval"])

@@ -62,3 +62,17 @@ def test_batches_are_handed_over_at_a_short_switch_interval_then_it_is_restored(
     assert stats["pairs_diffed"] == 4 * 5 and len(during) == 4
     assert set(during) == {diffstage.HANDOVER_S} != {before}
     assert sys.getswitchinterval() == before
+
+
+def test_overlapping_stages_restore_the_interval_the_first_one_found():
+    """Two stages in one process (threads of a flow), the first ending
+    before the second: the interval stays short until the last one ends,
+    then is the one from before either began."""
+    before = sys.getswitchinterval()
+    first, second = diffstage.quick_handovers(), diffstage.quick_handovers()
+    first.__enter__()
+    second.__enter__()
+    first.__exit__(None, None, None)
+    assert sys.getswitchinterval() == diffstage.HANDOVER_S
+    second.__exit__(None, None, None)
+    assert sys.getswitchinterval() == before
