@@ -167,9 +167,10 @@ ATTEMPTS = pa.schema([
     ("error", pa.string()),
     ("manifest_digest", pa.string()),   # null unless ok
     ("duration_ms", pa.int64()),
-    # added later (null in older lakes, read by name): which handshake answered
-    # (discover | initialize), the install / capture split of duration_ms, why an
-    # install needed a later cut-off, and the interpreter of a PyPI server
+    # added later (an attempts file without them is refused, named, like any
+    # file of another schema): which handshake answered (discover |
+    # initialize), the install / capture split of duration_ms, why an install
+    # needed a later cut-off, and the interpreter of a PyPI server
     ("handshake", pa.string()),
     ("install_ms", pa.int64()),
     ("capture_ms", pa.int64()),

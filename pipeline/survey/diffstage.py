@@ -232,7 +232,12 @@ def _end_now():
     by object (its batches' caches: about 0.2 s that the survey waits for
     in ``shutdown``). Every batch it took is written and renamed into place
     or reported failed by then, multiprocessing has flushed its output, and
-    the pool reads no exit code."""
+    the pool reads no exit code. multiprocessing's own exit clean-up (its
+    finalizers) runs first: Python 3.13 leaves it to atexit, where this
+    handler, registered later, would run before it (it runs once)."""
+    from multiprocessing import util
+
+    util._exit_function()
     os._exit(0)
 
 

@@ -52,7 +52,8 @@ def test_dictionary_columns_read_the_same_values_once_each(tmp_path):
 
 def test_a_file_with_its_columns_in_another_order_is_read_by_name(tmp_path):
     """A tools file written (by another writer) with the table's columns in
-    another order: the connection matches it by name, beside one in order."""
+    another order, beside one in order: the connection binds the first and
+    matches the other's columns by name, not by position."""
     import pyarrow.parquet as pq
 
     lake = Lake(str(tmp_path / "lake"))

@@ -36,6 +36,24 @@ def test_a_pool_worker_ends_without_a_teardown_and_keeps_its_output(tmp_path, ca
     assert marker.read_bytes() == b""
 
 
+def _finalize_at_exit(marker):
+    """A multiprocessing finalizer with an exit priority: run by
+    multiprocessing's exit clean-up (Python 3.13 runs that from atexit)."""
+    import multiprocessing.util
+
+    fd, write = os.open(marker, os.O_WRONLY | os.O_CREAT), os.write
+    multiprocessing.util.Finalize(None, write, args=(fd, b"finalized"), exitpriority=10)
+    return True
+
+
+def test_a_pool_worker_still_runs_multiprocessing_s_exit_clean_up(tmp_path):
+    marker = tmp_path / "finalized"
+    pool = diffstage._pool(1)
+    assert pool.submit(_finalize_at_exit, str(marker)).result()
+    pool.shutdown(wait=True)
+    assert marker.read_bytes() == b"finalized"
+
+
 def test_without_the_early_end_the_teardown_would_run(tmp_path):
     """The check above can fail: a plain spawned process frees the object."""
     import multiprocessing
@@ -69,10 +87,11 @@ def test_overlapping_stages_restore_the_interval_the_first_one_found():
     before the second: the interval stays short until the last one ends,
     then is the one from before either began."""
     before = sys.getswitchinterval()
-    first, second = diffstage.quick_handovers(), diffstage.quick_handovers()
-    first.__enter__()
-    second.__enter__()
-    first.__exit__(None, None, None)
-    assert sys.getswitchinterval() == diffstage.HANDOVER_S
-    second.__exit__(None, None, None)
+    second = diffstage.quick_handovers()
+    try:
+        with diffstage.quick_handovers():
+            second.__enter__()
+        assert sys.getswitchinterval() == diffstage.HANDOVER_S
+    finally:
+        second.__exit__(None, None, None)
     assert sys.getswitchinterval() == before
