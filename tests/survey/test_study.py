@@ -419,3 +419,26 @@ def test_the_population_page_has_its_sections(study):
     assert "## The ten most instructive breaks" in text
     assert "## Compared with single-snapshot captures" in text and "2 servers captured over 6 releases" in text
     assert "Captured only with a later dependency cut-off (`install_retries.sql`): 0 releases" in text
+
+
+def test_step_breaks_are_in_one_order_whatever_order_the_changes_come_in():
+    """Two changes of one rule at one place in one step, differing only in
+    their message and witness note: the same table from either storage order."""
+    import duckdb
+
+    from pipeline.resources import sql
+
+    rows = [("s", 1, "1.0", "2.0", "minor", "major", "tool.input.constraint.tightened", "BREAKING",
+             "t", "/tools/t/inputSchema/properties/x/anyOf", message, None, note)
+            for message, note in (("anyOf tightened (a)", "no witness: cut short"),
+                                  ("anyOf tightened (b)", "no witness found"))]
+    found = []
+    for ordered in (rows, rows[::-1]):
+        con = duckdb.connect()
+        con.execute("CREATE TABLE step_changes (server_id TEXT, position INT, old_version TEXT, "
+                    "new_version TEXT, declared TEXT, bumped TEXT, rule TEXT, severity TEXT, "
+                    "entity TEXT, path TEXT, message TEXT, witness_json TEXT, witness_note TEXT)")
+        con.executemany("INSERT INTO step_changes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        ordered)
+        found.append([r[9] for r in con.execute(sql("study/step_breaks")).fetchall()])
+    assert found[0] == found[1] == ["anyOf tightened (a)", "anyOf tightened (b)"]
