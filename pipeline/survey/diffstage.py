@@ -220,7 +220,6 @@ def init_worker(parent_pid):
     only when it can: most of pyarrow's import, about 0.2 s of CPU a
     worker."""
     import atexit
-    import sys
 
     die_with_parent(parent_pid)
     sys.modules.setdefault("numpy", None)  # an import of numpy now fails at once
