@@ -283,8 +283,11 @@ def _object_members(w, old, new, rel):
             if name in a and name not in b:
                 continue  # reported as property.removed
             w.emit("required.removed", path, True, False)
-    if ("properties" in old) != ("properties" in new):
-        w.claims.append(rel + ("properties",))  # every property was added or removed whole
+    if ("properties" in old) != ("properties" in new) and isinstance(old.get("properties", {}), dict) \
+            and isinstance(new.get("properties", {}), dict):
+        # every property was added or removed whole (a value that is no
+        # object of properties is the net's to report)
+        w.claims.append(rel + ("properties",))
     if req_a != req_b or not same(old.get("required"), new.get("required")):
         if isinstance(old.get("required", []), list) and isinstance(new.get("required", []), list):
             w.claims.append(rel + ("required",))

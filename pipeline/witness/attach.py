@@ -333,8 +333,12 @@ def _work(change, rule, side, suffix, rule_rel, old_raw, new_raw, max_candidates
             return 2
         return 1 if any(attributed(p) for p in every) else 0
 
+    # error paths name a number-like key ("007") by the integer it reads as
+    attributions = [validate.as_reported(prefix) for prefix in loc.attributions]
+
     def attributed(path):
-        return any(path[:len(prefix)] == prefix for prefix in loc.attributions)
+        path = validate.as_reported(path)
+        return any(path[:len(prefix)] == prefix for prefix in attributions)
 
     varied = construct.varied_path(loc, suffix)
 

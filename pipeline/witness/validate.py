@@ -149,11 +149,11 @@ _CONDITIONS = frozenset(("if", "then", "else", "dependentSchemas", "dependentReq
                          "dependencies", "$dynamicRef", "$recursiveRef"))
 
 
-def _place(path) -> tuple:
-    # jsonschema-rs reports a key that reads as an unsigned integer ("0",
-    # "007", "+1": as Rust parses one) as that integer, as it does an index:
-    # compare them so (two keys that meet, "7" and "+007", only make the
-    # check stricter)
+def as_reported(path) -> tuple:
+    """A path (of an instance or of a schema) as jsonschema-rs reports it, to
+    compare with one of its paths: a key that reads as an unsigned integer
+    ("0", "007", "+1": as Rust parses one) is that integer, as an index is.
+    Two such keys that meet ("7" and "+007") are one place then."""
     return tuple(int(p) if isinstance(p, str) and _unsigned(p) else p for p in path)
 
 
@@ -170,10 +170,11 @@ def unchanged_by(error, varied) -> bool:
     its way (``if``, ``dependentSchemas``) could switch its schema off."""
     if any(part in _CONDITIONS for part in _keywords(error.evaluation_path)):
         return False
-    at, place = _place(error.instance_path), _place(varied)
-    if place[:len(at)] != at:
-        return at[:len(place)] != place  # not inside the varied value either
-    if len(at) == len(place):
+    # two keys that meet ("7" and "+007") only make this check stricter
+    at, where = as_reported(error.instance_path), as_reported(varied)
+    if where[:len(at)] != at:
+        return at[:len(where)] != where  # not inside the varied value either
+    if len(at) == len(where):
         return False  # raised on the varied value itself
     leading = varied[len(at)]
     kind = error.kind

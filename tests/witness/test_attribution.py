@@ -45,6 +45,21 @@ def expected(change):
     return None
 
 
+def test_a_property_named_like_a_number_has_its_change_witnessed():
+    """jsonschema-rs names a key that reads as an unsigned integer ("007",
+    "+1") by that integer in its error paths: the change at that key is
+    still attributed to it, and witnessed like any other."""
+    for name in ("007", "+1", "7", "x"):
+        old = {"type": "object", "properties": {name: {"type": "number"}, "other": {"type": "string"}}}
+        new = {"type": "object", "properties": {name: {"type": "integer"}, "other": {"type": "string"}}}
+        result, old_tool, new_tool, _ = diff(old, new)
+        [change] = [c for c in result.changes if c.rule == "tool.input.type.narrowed"]
+        assert change.witness is not None, (name, change.witness_note)
+        assert separates(change, old_tool, new_tool)
+        errors = _errors(new, change.witness["value"])
+        assert [list(e.absolute_schema_path) for e in errors] == [["properties", name, "type"]]
+
+
 def _rejecting(change, old_tool, new_tool):
     side = "inputSchema" if change.rule.startswith("tool.input.") else "outputSchema"
     return (new_tool if side == "inputSchema" else old_tool)[side]
