@@ -333,8 +333,10 @@ def _work(change, rule, side, suffix, rule_rel, old_raw, new_raw, max_candidates
             return 2
         return 1 if any(attributed(p) for p in every) else 0
 
-    # error paths name a number-like key ("007") by the integer it reads as
-    attributions = [validate.as_reported(prefix) for prefix in loc.attributions]
+    # error paths name a number-like key ("007") by the integer it reads as;
+    # a place whose name a sibling's shares that way ("7") is never credited
+    attributions = [validate.as_reported(prefix) for prefix in loc.attributions
+                    if not validate.ambiguous(r_n, prefix)]
 
     def attributed(path):
         path = validate.as_reported(path)

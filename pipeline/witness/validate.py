@@ -151,15 +151,51 @@ _CONDITIONS = frozenset(("if", "then", "else", "dependentSchemas", "dependentReq
 
 def as_reported(path) -> tuple:
     """A path (of an instance or of a schema) as jsonschema-rs reports it, to
-    compare with one of its paths: a key that reads as an unsigned integer
-    ("0", "007", "+1": as Rust parses one) is that integer, as an index is.
-    Two such keys that meet ("7" and "+007") are one place then."""
-    return tuple(int(p) if isinstance(p, str) and _unsigned(p) else p for p in path)
+    compare with one of its paths: a key that Rust parses as a u64 ("0",
+    "007", "+1") is that integer, as an index is. Two such keys that meet
+    ("7" and "+007") are one place then (see ``ambiguous``)."""
+    return tuple(_number(p) if isinstance(p, str) and _unsigned(p) else p for p in path)
+
+
+U64_MAX = "18446744073709551615"
 
 
 def _unsigned(text) -> bool:
+    """Whether Rust's ``str::parse::<u64>`` reads ``text``: ASCII digits, one
+    optional "+", any leading zeros, at most u64's maximum."""
     digits = text[1:] if text.startswith("+") else text
-    return digits.isascii() and digits.isdigit()
+    if not (digits.isascii() and digits.isdigit()):
+        return False
+    value = digits.lstrip("0")
+    return len(value) < len(U64_MAX) or (len(value) == len(U64_MAX) and value <= U64_MAX)
+
+
+def _number(text) -> int:
+    return int(text.lstrip("+").lstrip("0") or "0")  # at most 20 digits: no int() limit met
+
+
+def ambiguous(schema, path) -> bool:
+    """Whether schema path ``path`` (its parts as str) passes through a name
+    that jsonschema-rs cannot tell from a sibling's: ``"007"`` beside
+    ``"7"`` under one ``properties``, both reported as 7. An error path
+    through such a name may be either's."""
+    node, is_name = schema, False
+    for part in map(str, path):
+        if is_name:
+            if isinstance(node, dict) and _unsigned(part) and sum(
+                    isinstance(key, str) and _unsigned(key) and _number(key) == _number(part)
+                    for key in node) > 1:
+                return True
+            is_name = False
+        else:
+            is_name = part in _NAMED
+        if isinstance(node, dict):
+            node = node.get(part)
+        elif isinstance(node, list) and part.isascii() and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            return False
+    return False
 
 
 def unchanged_by(error, varied) -> bool:

@@ -60,6 +60,36 @@ def test_a_property_named_like_a_number_has_its_change_witnessed():
         assert [list(e.absolute_schema_path) for e in errors] == [["properties", name, "type"]]
 
 
+def test_a_sibling_reported_as_the_same_number_lends_no_witness():
+    """ "7" and "007" side by side are both 7 in jsonschema-rs's error paths.
+    Number with ``multipleOf: 1`` to integer changes nothing that validates,
+    so the change at "007" has no witness; "7"'s rejection must not be lent
+    to it."""
+    whole = {"type": "number", "multipleOf": 1}
+    old = {"type": "object", "properties": {"7": {"type": "number"}, "007": dict(whole)}}
+    new = {"type": "object", "properties": {"7": {"type": "integer"},
+                                            "007": {"type": "integer", "multipleOf": 1}}}
+    result, old_tool, new_tool, _ = diff(old, new)
+    for change in result.changes:
+        if change.witness is not None:
+            places = [list(e.absolute_schema_path)[:2] for e in _errors(new, change.witness["value"])]
+            assert ["properties", change.path.split("/")[-2]] in places, (change.path, places)
+    [at_007] = [c for c in result.changes if c.path.endswith("/007/type")]
+    assert at_007.witness is None
+
+
+def test_a_property_named_by_thousands_of_digits_is_witnessed_without_a_crash():
+    """Beyond u64 ("18446744073709551616") jsonschema-rs keeps a key as text;
+    leading zeros it drops, however many: neither may stop the witnesses."""
+    for name in ("18446744073709551616", "0" * 5000 + "1"):
+        old = {"type": "object", "properties": {name: {"type": "number"}}}
+        new = {"type": "object", "properties": {name: {"type": "integer"}}}
+        result, old_tool, new_tool, _ = diff(old, new)
+        [change] = result.changes
+        assert change.witness is not None, change.witness_note
+        assert separates(change, old_tool, new_tool)
+
+
 def _rejecting(change, old_tool, new_tool):
     side = "inputSchema" if change.rule.startswith("tool.input.") else "outputSchema"
     return (new_tool if side == "inputSchema" else old_tool)[side]
