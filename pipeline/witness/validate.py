@@ -191,8 +191,8 @@ def ambiguous(schema, path) -> bool:
             is_name = part in _NAMED
         if isinstance(node, dict):
             node = node.get(part)
-        elif isinstance(node, list) and part.isascii() and part.isdigit() and int(part) < len(node):
-            node = node[int(part)]
+        elif isinstance(node, list) and _unsigned(part) and _number(part) < len(node):
+            node = node[_number(part)]
         else:
             return False
     return False

@@ -156,3 +156,14 @@ def test_every_witness_is_rejected_by_its_own_keyword(data):
 def _under(path, name):
     path = list(path)
     return any(path[i] == "properties" and path[i + 1] == name for i in range(len(path) - 1))
+
+
+def test_ambiguity_is_read_along_the_path_and_never_raises():
+    from pipeline.witness.validate import ambiguous
+
+    assert ambiguous({"properties": {"7": {}, "007": {}}}, ("properties", "007", "type"))
+    assert ambiguous({"anyOf": [{"properties": {"7": {}, "+7": {}}}]}, ("anyOf", "0", "properties", "7"))
+    assert not ambiguous({"properties": {"7": {}, "x": {}}}, ("properties", "7", "type"))
+    assert not ambiguous({"type": {"7": {}, "007": {}}}, ("type", "7"))  # not a name
+    # a malformed list where names belong, and a name of 5,001 digits
+    assert not ambiguous({"properties": ["a"]}, ("properties", "0" * 5000 + "1", "type"))
