@@ -28,6 +28,20 @@ def sorted_keys(value):
     return value
 
 
+def _focus(where, old, new, old_text, new_text):
+    """Two values a message cannot show whole: show the first place where
+    they differ and both values there (``where`` gains the place)."""
+    from pipeline.engine.net import MISSING, differences
+
+    for parts, a, b in differences(old, new):
+        if not parts:
+            break  # they differ as wholes: nothing narrower to show
+        place = pointer(*parts)
+        shown = [("absent" if v is MISSING else short(v)) for v in (a, b)]
+        return (f"{where} at {place}" if where else place), shown[0], shown[1]
+    return where, old_text, new_text
+
+
 class Change:
     """A change the engine found. ``default_severity`` is the catalog's (for a
     prose rule, the classifier's verdict); policy later sets ``severity`` and
@@ -47,9 +61,13 @@ class Change:
         self.old = old
         self.new = new
         shows_old, shows_new = rule.shows  # a value's text only for a message that prints it
+        old_text = short(old) if shows_old else ""
+        new_text = short(new) if shows_new else ""
+        if shows_old and shows_new and (old_text == new_text or old_text.endswith("...")
+                                        or new_text.endswith("...")):
+            where, old_text, new_text = _focus(where, old, new, old_text, new_text)
         self.message = rule.message.format(
-            entity=entity, where=where, detail=detail,
-            old=short(old) if shows_old else "", new=short(new) if shows_new else "",
+            entity=entity, where=where, detail=detail, old=old_text, new=new_text,
             side="input" if ".input." in rule_id else "output",
         )
         self.suppressed = False

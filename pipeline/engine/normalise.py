@@ -50,6 +50,8 @@ _SUBSCHEMAS = frozenset(SCHEMA_MAPS + SCHEMA_VALUES + SCHEMA_LISTS) | _DROPPED
 # bound a ref stays a ref, and the definitions stay in the tree for the net.
 MAX_INLINE_DEPTH = 64
 MAX_INLINED_NODES = 5000
+# Marker targets worked out per schema (each at most once).
+MAX_MARKED = 256
 
 
 # A stable text form, for sorting and as a key. One encoder, built once:
@@ -116,68 +118,155 @@ def _normalise_schema(schema):
         return schema, ()
     if "$schema" in schema:
         notation.add(f"$schema={schema['$schema']}")
-    defs = {}
-    for key in ("definitions", "$defs"):
-        if isinstance(schema.get(key), dict):
-            if key == "definitions":
-                notation.add("definitions")
-            defs.update(schema[key])
-    walker = _Normaliser(schema, defs, notation)
-    result = walker.node(schema, (), 0)
+    if isinstance(schema.get("definitions"), dict):
+        notation.add("definitions")
+    walker = _Normaliser(schema, notation)
+    result = walker.node(schema, 0)
     if isinstance(result, dict):
         result.pop("$schema", None)
-        if walker.kept_refs and defs:
-            # a ref the walk could not inline still points into the
-            # definitions: keep them, so the net sees what changes there
-            result["$defs"] = {k: walker.node(v, (), MAX_INLINE_DEPTH + 1) for k, v in defs.items()}
+        defs = walker.targets()
+        if walker.kept_refs:
+            # a reference the normaliser cannot follow (remote, an anchor,
+            # $dynamicRef) may lead into the definitions: keep them, so the
+            # net sees what changes there
+            for key in ("definitions", "$defs"):
+                if isinstance(schema.get(key), dict):
+                    for name, value in schema[key].items():
+                        defs.setdefault(name, walker.node(value, MAX_INLINE_DEPTH + 1))
+        if defs:
+            result["$defs"] = defs
     return result, tuple(sorted(notation))
 
 
+# A reference back into its own expansion (recursion, recognised by the
+# target's identity, not its name), or past the inlining bounds, becomes a
+# *marker*: ``{"$ref": "#/$defs/@<pointer>"}``, with the target's normal
+# form under that name in the root's ``$defs`` (each target worked out once,
+# so the tree stays linear in the schema's size), and the tree stays a
+# schema a validator can read. The "@" keeps marker targets apart from a
+# schema's own definitions; ``{"$ref": "#"}`` marks the root itself. The
+# walk compares markers by what they lead to, never by name.
+MARKER_PREFIX = "#/$defs/@"
+
+
+def marker_name(ref):
+    """The ``$defs`` key a marker ``$ref`` names ("#" for the root), or None
+    if ``ref`` is no marker."""
+    if ref == "#":
+        return "#"
+    if isinstance(ref, str) and ref.startswith(MARKER_PREFIX):
+        return ref[len("#/$defs/"):].replace("~1", "/").replace("~0", "~")
+    return None
+
+
+def marker_target(node, root):
+    """What a marker node stands for: its target's normal form from ``root``
+    (a normalised schema), sibling keywords merged in; None if ``node`` is no
+    marker or its target is missing."""
+    if not isinstance(node, dict):
+        return None
+    name = marker_name(node.get("$ref"))
+    if name is None:
+        return None
+    if name == "#":
+        target = root
+    else:
+        defs = root.get("$defs") if isinstance(root, dict) else None
+        target = defs.get(name) if isinstance(defs, dict) else None
+        if target is None:
+            return None
+    siblings = {k: v for k, v in node.items() if k != "$ref"}
+    return _merge(target, siblings) if siblings else target
+
+
+def _pointer_target(root, ref):
+    """The value a local JSON pointer reference (``#/a/b``, percent-encoding
+    allowed) names in ``root``; None if it names nothing."""
+    from urllib.parse import unquote
+
+    node = root
+    for part in unquote(ref[2:]).split("/"):
+        part = part.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and part.isdigit() and (part == "0" or part[0] != "0") \
+                and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            return None
+    return node
+
+
 class _Normaliser:
-    def __init__(self, root, defs, notation):
+    def __init__(self, root, notation):
         self.root = root
-        self.defs = defs
         self.notation = notation
         self.nodes = 0           # schema nodes built so far
-        self.kept_refs = False   # a ref left in place other than a cycle
+        self.kept_refs = False   # a reference left as it was (remote, anchor, dynamic)
+        self.on_path = set()     # ids of the raw schemas being normalised (recursion by identity)
+        self.marked = {}         # marker name -> raw target, in order of first use
 
     def _target(self, ref):
-        """The local definition a ``$ref`` names, with its canonical name."""
+        """(marker name, raw target) of a local reference, or (None, None)."""
         if ref == "#":
             return "#", self.root
-        for prefix in ("#/$defs/", "#/definitions/"):
-            if ref.startswith(prefix):
-                name = ref[len(prefix):].replace("~1", "/").replace("~0", "~")
-                if name in self.defs:
-                    return "#/$defs/" + ref[len(prefix):], self.defs[name]
+        if ref.startswith("#/"):
+            target = _pointer_target(self.root, ref)
+            if isinstance(target, (dict, bool)):
+                from urllib.parse import unquote
+
+                return "@" + unquote(ref[1:]), target
         return None, None
 
-    def node(self, schema, expanding, depth):
+    def targets(self) -> dict:
+        """Every marker's target in normal form, by name (targets that mark
+        further targets included, up to MAX_MARKED of them: a marker past
+        that has no target, and is compared as written)."""
+        done = {}
+        pending = [n for n in self.marked if n != "#"]
+        while pending and len(done) < MAX_MARKED:
+            name = pending.pop(0)
+            done[name] = self.node(self.marked[name], 0)
+            pending += [n for n in self.marked if n != "#" and n not in done and n not in pending]
+        return done
+
+    def _marker(self, name, target):
+        self.marked.setdefault(name, target)
+        if name == "#":
+            return "#"
+        return MARKER_PREFIX + name[1:].replace("~", "~0").replace("/", "~1")
+
+    def node(self, schema, depth):
         if schema is True:
             return {}
         if not isinstance(schema, dict):
             return schema
         self.nodes += 1
+        key = id(schema)
+        self.on_path.add(key)  # a reference back to it, from inside, is a cycle
+        try:
+            return self._node(schema, depth)
+        finally:
+            self.on_path.discard(key)
+
+    def _node(self, schema, depth):
         out = {}
         ref = schema.get("$ref")
         if "$dynamicRef" in schema or "$recursiveRef" in schema:
             self.kept_refs = True
         if isinstance(ref, str):
-            name, target = self._target(ref)
-            if name is not None:
-                if name in expanding:
-                    out["$ref"] = name  # a cycle: compared by name
-                elif depth > MAX_INLINE_DEPTH or self.nodes > MAX_INLINED_NODES:
-                    out["$ref"] = name
-                    self.kept_refs = True
-                else:
-                    self.notation.add("$ref")
-                    inlined = self.node(target, expanding + (name,), depth + 1)
-                    siblings = {k: v for k, v in schema.items() if k != "$ref"}
-                    return _merge(inlined, self.node(siblings, expanding, depth + 1))
-            else:
-                out["$ref"] = ref  # an anchor, a deeper pointer, a remote schema
+            name, found = self._target(ref)
+            if name is None:
+                out["$ref"] = ref  # an anchor, a remote schema: as written
                 self.kept_refs = True
+            elif id(found) in self.on_path or depth > MAX_INLINE_DEPTH or self.nodes > MAX_INLINED_NODES:
+                # back into its own expansion, or past the bounds: a marker
+                out["$ref"] = self._marker(name, found)
+            else:
+                self.notation.add("$ref")
+                inlined = self.node(found, depth + 1)
+                siblings = {k: v for k, v in schema.items() if k != "$ref"}
+                return _merge(inlined, self.node(siblings, depth + 1)) if siblings else inlined
         for key, value in schema.items():
             if key not in _SUBSCHEMAS:  # a plain keyword (most of them)
                 out[key] = value
@@ -185,39 +274,59 @@ class _Normaliser:
             if key in _DROPPED:
                 continue
             if key in SCHEMA_MAPS and isinstance(value, dict):
-                out[key] = {k: self.node(v, expanding, depth + 1) for k, v in value.items()}
+                out[key] = {k: self.node(v, depth + 1) for k, v in value.items()}
             elif key in SCHEMA_VALUES:
                 if key == "items" and isinstance(value, list):
                     self.notation.add("items-array")
-                    out["prefixItems"] = [self.node(v, expanding, depth + 1) for v in value]
+                    out["prefixItems"] = [self.node(v, depth + 1) for v in value]
                     if "additionalItems" in schema:
-                        out["items"] = self.node(schema["additionalItems"], expanding, depth + 1)
+                        out["items"] = self.node(schema["additionalItems"], depth + 1)
                 elif key == "additionalItems" and isinstance(schema.get("items"), list):
                     continue  # folded into items above
                 else:
-                    out[key] = self.node(value, expanding, depth + 1)
+                    out[key] = self.node(value, depth + 1)
             elif key in SCHEMA_LISTS and isinstance(value, list):
-                out[key] = [self.node(v, expanding, depth + 1) for v in value]
+                out[key] = [self.node(v, depth + 1) for v in value]
             else:
                 out[key] = value
         return _tidy(out, self.notation)
 
 
+# Keywords that read each other: merged into one schema, a keyword of one
+# group from each side would change what it means (``additionalProperties``
+# beside another schema's ``properties``), so such a pair stays an ``allOf``.
+_READ_TOGETHER = (
+    frozenset({"properties", "patternProperties", "additionalProperties", "unevaluatedProperties"}),
+    frozenset({"prefixItems", "items", "additionalItems", "unevaluatedItems"}),
+    frozenset({"if", "then", "else"}),
+    frozenset({"contains", "minContains", "maxContains"}),
+)
+
+
 def _merge(inlined, siblings):
-    """A ``$ref`` with sibling keywords: annotations override, constraints
-    that disagree are kept as an ``allOf`` (both must hold)."""
+    """A ``$ref`` with sibling keywords, read as 2020-12 reads it (both
+    apply): annotations override, constraints the target lacks join it,
+    constraints that disagree or read the target's keywords are kept as an
+    ``allOf`` (both must hold)."""
     if not siblings:
         return inlined
     if not isinstance(inlined, dict):
         return {"allOf": [inlined, siblings]}
     merged = dict(inlined)
     rest = {}
+    apart = set()
+    for group in _READ_TOGETHER:
+        if not group.isdisjoint(siblings) and not group.isdisjoint(inlined):
+            apart |= group
     for key, value in siblings.items():
-        if key not in merged or same(merged[key], value) or key in (
-                "description", "title", "default", "deprecated", "examples"):
+        if key in ANNOTATIONS:
             merged[key] = value
-        else:
+        elif key in merged and same(merged[key], value):
+            continue  # said twice
+        elif key in apart or key in merged:
             rest[key] = value
+        else:
+            merged[key] = value
     if rest:
         return {"allOf": sorted([merged, rest], key=canonical)}
     return merged
@@ -227,10 +336,20 @@ def _merge(inlined, siblings):
 # only a type name, passes through untouched.
 _TIDIED = frozenset({"exclusiveMinimum", "exclusiveMaximum", "minimum", "maximum", "type",
                      "anyOf", "allOf", "oneOf", "enum", "required", "additionalProperties",
-                     "items", "uniqueItems", "deprecated", "properties"})
+                     "items", "uniqueItems", "deprecated", "properties", "minLength", "minItems",
+                     "minProperties", "minContains", "propertyNames", "unevaluatedProperties",
+                     "unevaluatedItems", "additionalItems", "patternProperties",
+                     "dependentRequired", "dependentSchemas", "if", "then", "else"})
 _TYPE_ONLY = {"type"}
+# Spellings that reject nothing: the keyword is dropped.
 _NOOPS = (("additionalProperties", {}), ("items", {}), ("uniqueItems", False),
-          ("deprecated", False), ("required", []), ("properties", {}))
+          ("deprecated", False), ("required", []), ("properties", {}), ("minLength", 0),
+          ("minItems", 0), ("minProperties", 0), ("minContains", 1), ("propertyNames", {}),
+          ("unevaluatedProperties", {}), ("unevaluatedItems", {}), ("additionalItems", {}),
+          ("patternProperties", {}), ("dependentRequired", {}), ("dependentSchemas", {}),
+          ("then", {}), ("else", {}))
+# Every JSON value has one of these types ("integer" is inside "number").
+_EVERY_TYPE = frozenset({"array", "boolean", "null", "number", "object", "string"})
 
 
 def _tidy(node, notation):
@@ -265,7 +384,38 @@ def _tidy(node, notation):
     for key, noop in _NOOPS:
         if key in node and same(node[key], noop):
             del node[key]
+    _no_constraint(node)
     return node
+
+
+def _no_constraint(node):
+    """Drop keywords that cannot reject a value, however written: a
+    ``propertyNames`` every string passes (every object key is a string), a
+    ``type`` naming every type, an ``if`` with nothing to apply (and a
+    ``then`` / ``else`` with no ``if``), ``allOf`` branches that accept all,
+    an ``anyOf`` with a branch that accepts all."""
+    names = node.get("propertyNames")
+    if isinstance(names, dict) and not set(names) - ANNOTATIONS - {"type"} and (
+            "type" not in names or "string" in (_type_names(names["type"]) or ())):
+        del node["propertyNames"]
+    kinds = _type_names(node.get("type"))
+    if kinds and _EVERY_TYPE <= set(kinds):
+        del node["type"]
+    if "if" in node and "then" not in node and "else" not in node:
+        del node["if"]
+    if "if" not in node:
+        node.pop("then", None)
+        node.pop("else", None)
+    branches = node.get("allOf")
+    if isinstance(branches, list) and any(b == {} for b in branches):
+        kept = [b for b in branches if b != {}]
+        if kept:
+            node["allOf"] = kept
+        else:
+            del node["allOf"]
+    branches = node.get("anyOf")
+    if isinstance(branches, list) and any(b == {} for b in branches):
+        del node["anyOf"]
 
 
 # Keywords that constrain only instances of one type (a null passes them all),
@@ -287,29 +437,50 @@ NULL = {"type": "null"}
 def _optional(node):
     """``anyOf: [S, {"type": "null"}]`` -> S or null, spelled as S with null
     in its type (and its enum). Only where every keyword of S lets a null
-    through, and S's keywords do not collide with the node's own."""
+    through and no constraint sits on both levels. Annotations never stop
+    the fold, wherever a generator puts them: the outer one stands, S's joins
+    it where the outer level has none, and two descriptions that differ are
+    both kept (a model reads both)."""
     branches = node.get("anyOf")
     if not (isinstance(branches, list) and len(branches) == 2):
         return
     first, second = branches
-    if same(second, NULL):
+    if _is_null(second):
         typed = first
-    elif same(first, NULL):
+    elif _is_null(first):
         typed = second
     else:
         return
-    if not isinstance(typed, dict) or not _type_names(typed.get("type")):
+    if not isinstance(typed, dict):
         return
-    if not set(typed) <= TYPE_SPECIFIC | ANNOTATIONS | {"type", "enum"}:
+    kinds = _type_names(typed.get("type"))
+    enum = typed.get("enum")
+    if (kinds is None and "type" in typed) or (enum is not None and not isinstance(enum, list)):
         return
-    if not isinstance(typed.get("enum", []), list) or set(typed) & (set(node) - {"anyOf"}):
+    if (kinds is None and enum is None) or not set(typed) <= TYPE_SPECIFIC | ANNOTATIONS | {"type", "enum"}:
+        return
+    if (set(typed) - ANNOTATIONS) & (set(node) - {"anyOf"}):
         return
     del node["anyOf"]
-    node.update(typed)
-    kinds = _type_names(typed["type"])
-    node["type"] = sorted(set(kinds) | {"null"})
-    if "enum" in typed:
-        node["enum"] = _sorted_set(typed["enum"] + [None])
+    for key, value in typed.items():
+        if key not in node:
+            node[key] = value
+        elif key == "description" and isinstance(value, str) and isinstance(node[key], str) \
+                and not same(node[key], value):
+            node[key] = node[key] + "\n\n" + value
+    if kinds is not None:
+        node["type"] = sorted(set(kinds) | {"null"})
+    if enum is not None:
+        node["enum"] = _sorted_set(enum + [None])
+
+
+def _is_null(branch) -> bool:
+    """A branch that accepts null and nothing else (annotations aside)."""
+    if not isinstance(branch, dict):
+        return False
+    rules = {k: v for k, v in branch.items() if k not in ANNOTATIONS}
+    return (same(rules, NULL) or same(rules, {"type": ["null"]}) or same(rules, {"const": None})
+            or same(rules, {"enum": [None]}))
 
 
 def _type_names(kind):

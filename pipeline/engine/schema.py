@@ -12,14 +12,15 @@ from pipeline.engine import prose
 from pipeline.engine.change import Change, pointer, short
 from pipeline.engine.equality import same
 from pipeline.engine.net import MISSING, differences
-from pipeline.engine.normalise import canonical, json_key, normalise_schema
+from pipeline.engine.normalise import (ANNOTATIONS, canonical, json_key, marker_target,
+                                       normalise_schema)
 
 
 def diff_schema(side: str, entity: str, base: str, old, new) -> list:
     """Every change between two schemas of one tool (``side``: input/output)."""
     old_n, old_notation = normalise_schema(old)
     new_n, new_notation = normalise_schema(new)
-    walk = _Walk(side, entity, base)
+    walk = _Walk(side, entity, base, old_n, new_n)
     if old_notation != new_notation:
         walk.emit("dialect.changed", (), _notation(old_notation), _notation(new_notation),
                   detail=f"{_forms(old_notation)} -> {_forms(new_notation)}", claim=False)
@@ -60,13 +61,28 @@ def label(rel) -> str:
     return out or "the root"
 
 
+# Marker pairs followed into their targets in one schema diff, and how many
+# may be followed one inside another: past either, markers are compared as
+# written (a difference the net reports).
+MAX_EXPANSIONS = 1000
+MAX_EXPANSION_DEPTH = 48
+
+
 class _Walk:
-    def __init__(self, side, entity, base):
+    def __init__(self, side, entity, base, old_root=None, new_root=None):
         self.prefix = f"tool.{side}."
         self.entity = entity
         self.base = base
         self.changes = []
         self.claims = []  # path parts whose subtree a change explains
+        self.roots = (old_root, new_root)  # where markers lead (normalise.marker_target)
+        self.assumed = set()  # marker pairs being compared: equal unless shown otherwise
+        self.expansions = 0
+        self.path = []  # the (old, new) nodes being walked, outermost first
+        self.equivalence_checks = 0
+        self.compared = set()  # marker pairs compared already
+        self.kept = []
+        self.dirty = _dirty_markers(old_root, new_root) if old_root is not new_root else ()
 
     def emit(self, suffix, rel, old, new, detail="", severity=None, claim=True):
         self.changes.append(Change(
@@ -87,18 +103,151 @@ class _Walk:
                 self.emit("schema.changed", parts, a, b)
 
     def node(self, old, new, rel):
+        if not rel:
+            self._claim_targets()
+        if self._through_markers(old, new, rel):
+            return
         if isinstance(old, bool) or isinstance(new, bool):
             if old is False and new is not False:
                 self.emit("constraint.loosened", rel, old, new, detail="false schema")
             elif new is False and old is not False:
                 self.emit("constraint.tightened", rel, old, new, detail="false schema")
             return
-        if not isinstance(old, dict) or not isinstance(new, dict) or same(old, new):
+        if not isinstance(old, dict) or not isinstance(new, dict) or self._unchanged(old, new):
             return  # the net reports anything odd
-        keys = old.keys() | new.keys()
-        for handler, handled in HANDLERS:
-            if not keys.isdisjoint(handled):
-                handler(self, old, new, rel)
+        wrapped = self._wrapped(old, new)
+        if wrapped is not None:
+            # one side is the other as a single branch of a combinator: the
+            # branch sets are compared, and explain the place whole
+            self.claims.append(rel)
+            self.compare(*wrapped, rel)
+            return
+        self.path.append((old, new))
+        try:
+            keys = old.keys() | new.keys()
+            for handler, handled in HANDLERS:
+                if not keys.isdisjoint(handled):
+                    handler(self, old, new, rel)
+        finally:
+            self.path.pop()
+
+    def equivalent(self, old, new) -> bool:
+        """``equivalent`` within this diff's bound on such checks."""
+        if same(old, new):
+            return True
+        if self.equivalence_checks >= MAX_EQUIVALENCE_CHECKS:
+            return False
+        self.equivalence_checks += 1
+        return equivalent(old, new, self.roots)
+
+    def _wrapped(self, old, new):
+        """(old, new) with the plain side written as a one-branch
+        combinator, when the other side is nothing but that combinator
+        (annotations aside) and one of its branches is the plain side's
+        partner (``_partners``): ``S`` against ``anyOf: [S, T]``. None
+        otherwise (the keywords are compared as they stand)."""
+        for key in ("anyOf", "oneOf", "allOf"):
+            if (key in old) == (key in new):
+                continue
+            plain, wrap = (old, new) if key in new else (new, old)
+            if not isinstance(wrap[key], list) or set(wrap) - ANNOTATIONS != {key}:
+                continue
+            core = {k: v for k, v in plain.items() if k not in ANNOTATIONS}
+            if any(k in core for k in ("anyOf", "oneOf", "allOf")):
+                continue
+            if not _partners(self, [core], list(wrap[key])):
+                continue
+            one = {k: v for k, v in plain.items() if k in ANNOTATIONS}
+            one[key] = [core]
+            return (one, new) if plain is old else (old, one)
+        return None
+
+    def _claim_targets(self):
+        """Recursion targets (``$defs`` entries named "@...") are compared
+        where their markers lead, not where they are kept."""
+        defs = [root.get("$defs") if isinstance(root, dict) else None for root in self.roots]
+        names = [set(d) if isinstance(d, dict) else set() for d in defs]
+        if all(n.startswith("@") for n in names[0] | names[1]):
+            self.claims.append(("$defs",))
+        else:
+            self.claims += [("$defs", n) for n in sorted(names[0] | names[1]) if n.startswith("@")]
+
+    def _through_markers(self, old, new, rel) -> bool:
+        """A marker on either side is compared as what it leads to, whatever
+        its name. A pair compared already, or being compared further up (by
+        markers, or as the expansion the recursion started from), is not
+        compared again: the recursion repeats a comparison made once, whose
+        changes are reported once, at their first place. True if the place
+        was handled here."""
+        a = marker_target(old, self.roots[0])
+        b = marker_target(new, self.roots[1])
+        if a is None and b is None:
+            return False
+        if same(old, new) and (a is None or same(a, b)):
+            return True
+        if self.expansions >= MAX_EXPANSIONS or len(self.assumed) >= MAX_EXPANSION_DEPTH:
+            return False
+        pair = (canonical(old) if a is not None else id(old), canonical(new) if b is not None else id(new))
+        a = old if a is None else a
+        b = new if b is None else b
+        self.claims.append(rel)
+        if pair in self.assumed or pair in self.compared or any(
+                same(x, a) and same(y, b) for x, y in self.path):
+            return True
+        self.expansions += 1
+        self.assumed.add(pair)
+        self.kept += (a, b)  # alive while the walk lasts: their ids key the pairs
+        try:
+            self.compare(a, b, rel)
+        finally:
+            self.assumed.discard(pair)
+            self.compared.add(pair)
+        return True
+
+    def _unchanged(self, old, new) -> bool:
+        """Equal subtrees hold no change, unless they hold a marker whose
+        target differs between the sides (then the walk goes on to it)."""
+        if not same(old, new):
+            return False
+        if not self.dirty:
+            return True
+        text = canonical(old)
+        return not any(marker in text for marker in self.dirty)
+
+
+def _dirty_markers(old_root, new_root) -> tuple:
+    """The marker texts (``$ref`` values) whose targets differ between the
+    two sides although named alike."""
+    if not isinstance(old_root, dict) or not isinstance(new_root, dict):
+        return ()
+    # ("#" marks the root: its pair is the walk's first, compared anyway)
+    found = []
+    defs_a, defs_b = old_root.get("$defs"), new_root.get("$defs")
+    if isinstance(defs_a, dict) and isinstance(defs_b, dict):
+        for name in sorted(defs_a.keys() & defs_b.keys()):
+            if name.startswith("@") and not same(defs_a[name], defs_b[name]):
+                escaped = name.replace("~", "~0").replace("/", "~1")
+                found.append(canonical("#/$defs/" + escaped))
+    return tuple(found)
+
+
+# Rules that say nothing about which values validate.
+ANNOTATION_RULES = ("description.changed", "default.changed", "deprecated.added",
+                    "deprecated.removed", "dialect.changed")
+# Equivalence checks one schema diff may make (each a walk of its own).
+MAX_EQUIVALENCE_CHECKS = 200
+
+
+def equivalent(old, new, roots=(None, None)) -> bool:
+    """Do two normalised schemas accept the same values? True when the walk
+    and the net between them find nothing but annotations (recursion
+    compared by what it leads to; ``roots``: where each side's markers
+    lead). Sound, not complete: False means "not shown equivalent"."""
+    if same(old, new):
+        return True
+    probe = _Walk("input", None, "", *roots)
+    probe.compare(old, new, ())
+    return all(c.rule.endswith(ANNOTATION_RULES) for c in probe.changes)
 
 
 def _is_number(value) -> bool:
@@ -131,6 +280,9 @@ def _type(w, old, new, rel):
     sa, sb = _type_set(a), _type_set(b)
     if same(a, b) or sa is False or sb is False:
         return
+    if _enum_list(old) is not None and _enum_list(new) is not None:
+        w.claims.append(rel + ("type",))  # both sides list their values: _enum compares what passes
+        return
     grows, shrinks = _covers(sb, sa), _covers(sa, sb)
     if grows and shrinks:
         w.claims.append(rel + ("type",))  # the same set, spelled differently
@@ -139,9 +291,28 @@ def _type(w, old, new, rel):
     w.emit(kind, rel + ("type",), a, b)
 
 
+def _enum_list(node):
+    value = node.get("enum", MISSING)
+    return value if isinstance(value, list) else None
+
+
+def _of_types(value, kinds) -> bool:
+    """Does a JSON value have one of the type names ``kinds`` (None: any)?"""
+    if kinds is None:
+        return True
+    kind = type(value)
+    if kind is bool:
+        return "boolean" in kinds
+    if kind is int or kind is float:
+        return "number" in kinds or ("integer" in kinds and (kind is int or value.is_integer()))
+    return {str: "string", type(None): "null", list: "array", dict: "object"}.get(kind) in kinds
+
+
 def _enum(w, old, new, rel):
     a, b = old.get("enum", MISSING), new.get("enum", MISSING)
-    if same(a, b) or (a is not MISSING and not isinstance(a, list)) or (
+    both = isinstance(a, list) and isinstance(b, list)
+    if (same(a, b) and (not both or same(old.get("type"), new.get("type")))) or (
+            a is not MISSING and not isinstance(a, list)) or (
             b is not MISSING and not isinstance(b, list)):
         return
     path = rel + ("enum",)
@@ -151,14 +322,20 @@ def _enum(w, old, new, rel):
     if b is MISSING:
         w.emit("enum.widened", path, a, b, detail="any value")
         return
+    # the values each side accepts: listed, and of a type the node allows
+    # (one removed value is one change, whichever keyword removed it)
+    kinds_a, kinds_b = _type_set(old.get("type", MISSING)), _type_set(new.get("type", MISSING))
+    a = [v for v in a if kinds_a is False or _of_types(v, kinds_a)]
+    b = [v for v in b if kinds_b is False or _of_types(v, kinds_b)]
     keep = {json_key(v) for v in b}
     had = {json_key(v) for v in a}
     removed = [v for v in a if json_key(v) not in keep]
     added = [v for v in b if json_key(v) not in had]
+    old_enum, new_enum = old["enum"], new["enum"]
     if removed:
-        w.emit("enum.narrowed", path, a, b, detail=canonical(removed))
+        w.emit("enum.narrowed", path, old_enum, new_enum, detail=canonical(removed))
     if added:
-        w.emit("enum.widened", path, a, b, detail=canonical(added))
+        w.emit("enum.widened", path, old_enum, new_enum, detail=canonical(added))
     w.claims.append(path)
 
 
@@ -344,10 +521,13 @@ def _prefix_items(w, old, new, rel):
 
 
 def _combinators(w, old, new, rel):
-    """allOf: a branch added tightens. anyOf: a branch removed tightens. One
-    branch swapped for one other is compared inside, walk and net both. A
-    oneOf branch set that moved is not orderable (a loosened branch can make a
-    value match two branches), unless the swap only touched prose."""
+    """allOf: a branch added tightens. anyOf: a branch removed tightens.
+    Branches are paired first as written, then by meaning (a branch
+    respelled or re-annotated), then one left on each side with each other;
+    a pair is compared inside, walk and net both. oneOf is orderable like
+    anyOf only where a branch added or removed shares no type with the
+    others (no value can match two); otherwise a moved oneOf is not, unless
+    the swap only touched prose."""
     for key in ("allOf", "anyOf", "oneOf"):
         a, b = old.get(key, MISSING), new.get(key, MISSING)
         path = rel + (key,)
@@ -363,12 +543,12 @@ def _combinators(w, old, new, rel):
         had = {json_key(x) for x in a}
         removed = [x for x in a if json_key(x) not in have]
         added = [x for x in b if json_key(x) not in had]
-        if len(removed) == 1 and len(added) == 1:
-            first = len(w.changes)
-            w.compare(removed[0], added[0], path + (_position(b, added[0]),))
-            if key == "oneOf" and any(not c.rule.endswith(PROSE_ONLY) for c in w.changes[first:]):
-                w.emit("constraint.changed", path, a, b, detail="oneOf")
-        elif key == "oneOf":
+        pairs = _partners(w, removed, added)
+        first = len(w.changes)
+        for before, after in pairs:
+            w.compare(before, after, path + (_position(b, after),))
+        if key == "oneOf" and (any(not c.rule.endswith(PROSE_ONLY) for c in w.changes[first:])
+                               or not _apart(added, b) or not _apart(removed, a)):
             w.emit("constraint.changed", path, a, b, detail="oneOf")
         else:
             grow = "constraint.tightened" if key == "allOf" else "constraint.loosened"
@@ -378,6 +558,52 @@ def _combinators(w, old, new, rel):
             for branch in removed:
                 w.emit(shrink, path, branch, MISSING, detail=f"{key} branch removed")
         w.claims.append(path)
+
+
+def _partners(w, removed, added) -> list:
+    """Pairs of a removed and an added branch that are one branch changed:
+    equivalent ones first (respelled, re-annotated), then the one left on
+    each side, then branches alone in sharing a type. Paired branches leave
+    ``removed`` and ``added``."""
+    pairs = []
+    for branch in list(removed):
+        match = next((x for x in added if w.equivalent(branch, x)), None)
+        if match is not None:
+            pairs.append((branch, match))
+            removed.remove(branch)
+            added.remove(match)
+    if len(removed) == 1 and len(added) == 1:
+        pairs.append((removed.pop(), added.pop()))
+    for branch in list(removed):
+        kinds = _branch_types(branch)
+        mates = [x for x in added if _overlap(kinds, _branch_types(x))]
+        if kinds is not None and len(mates) == 1 and [
+                x for x in removed if _overlap(_branch_types(x), _branch_types(mates[0]))] == [branch]:
+            pairs.append((branch, mates[0]))
+            removed.remove(branch)
+            added.remove(mates[0])
+    return pairs
+
+
+def _apart(moved, branches) -> bool:
+    """Does each branch in ``moved`` share no type with any other branch of
+    ``branches`` (so no value can match it and another)?"""
+    return all(not _overlap(_branch_types(branch), _branch_types(other))
+               for branch in moved for other in branches if other is not branch)
+
+
+def _overlap(kinds, theirs) -> bool:
+    if kinds is None or theirs is None or kinds & theirs:
+        return True
+    return ("integer" in kinds and "number" in theirs) or ("number" in kinds and "integer" in theirs)
+
+
+def _branch_types(branch):
+    """The type names a branch's values can have, None if any type."""
+    if not isinstance(branch, dict):
+        return None
+    kinds = _type_set(branch.get("type", MISSING))
+    return kinds if kinds else None
 
 
 PROSE_ONLY = (".description.changed",)

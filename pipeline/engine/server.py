@@ -13,7 +13,10 @@ from pipeline.engine.equality import same
 # Top-level manifest keys the engine models (lists are diffed elsewhere).
 MODELLED = frozenset({"protocolVersion", "serverInfo", "capabilities", "instructions",
                       "supportedVersions", "cacheScope", "ttlMs", "resultType", "nextCursor",
-                      "tools", "prompts", "resources", "resourceTemplates", "probes"})
+                      "tools", "prompts", "resources", "resourceTemplates", "probes", "_meta"})
+# Where the 2026-07-28 revision repeats the server's identity in a result's
+# ``_meta``: the identity, compared as ``serverInfo`` is.
+META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 # What a result says about itself for the transport, not the server's
 # contract (2026-07-28: every result names its kind).
 TRANSPORT = frozenset({"resultType"})
@@ -35,6 +38,8 @@ def diff_server(old, new, changes):
                               old["protocolVersion"], new["protocolVersion"]))
     if "serverInfo" in differs:
         _identity(old["serverInfo"], new["serverInfo"], changes)
+    if "_meta" in differs:
+        _meta(old, new, changes)
     if "capabilities" in differs:
         _capabilities(old["capabilities"], new["capabilities"], changes)
     if "instructions" in differs:
@@ -82,16 +87,35 @@ def _strings(value):
     return None
 
 
-def _identity(old, new, changes):
+def _identity(old, new, changes, at=("serverInfo",)):
     if not isinstance(old, dict) or not isinstance(new, dict):
-        changes.append(Change("server.identity.changed", None, "/serverInfo", old, new,
-                              where="serverInfo"))
+        changes.append(Change("server.identity.changed", None, pointer(*at), old, new,
+                              where=at[-1]))
         return
     for key in sorted(old.keys() | new.keys()):
         a, b = old.get(key), new.get(key)
         if not same(a, b):
-            changes.append(Change("server.identity.changed", None, pointer("serverInfo", key), a, b,
+            changes.append(Change("server.identity.changed", None, pointer(*at, key), a, b,
                                   where=key))
+
+
+def _meta(old, new, changes):
+    """The result's ``_meta``: the identity stamp is the identity (said once
+    where it only repeats ``serverInfo``), any other key a field."""
+    a, b = old["_meta"], new["_meta"]
+    if not isinstance(a, dict) or not isinstance(b, dict):
+        changes.append(Change("server.field.changed", None, "/_meta", a, b, where="_meta"))
+        return
+    stamp_a, stamp_b = a.get(META_SERVER_INFO, _ABSENT), b.get(META_SERVER_INFO, _ABSENT)
+    repeats = all(stamp is not _ABSENT and same(stamp, manifest.get("serverInfo", _ABSENT))
+                  for stamp, manifest in ((stamp_a, old), (stamp_b, new)))
+    if not same(stamp_a, stamp_b) and not repeats:
+        _identity({} if stamp_a is _ABSENT else stamp_a, {} if stamp_b is _ABSENT else stamp_b,
+                  changes, at=("_meta", META_SERVER_INFO))
+    rest_a = {k: v for k, v in a.items() if k != META_SERVER_INFO}
+    rest_b = {k: v for k, v in b.items() if k != META_SERVER_INFO}
+    if not same(rest_a, rest_b):
+        changes.append(Change("server.field.changed", None, "/_meta", rest_a, rest_b, where="_meta"))
 
 
 def _capabilities(old, new, changes):

@@ -149,6 +149,9 @@ def locate(rel, a_root, r_root, suffix) -> Location:
     # Any other change is attributed to its own keyword: a value the new
     # schema rejects for its new minimum proves nothing about its narrowed
     # type. (Inside a combinator branch the place alone is checked.)
+    elif loc.tail and loc.tail[0] in COMBINATORS and len(loc.tail) == 1 and not (
+            isinstance(r_node, dict) and loc.tail[0] in r_node):
+        pass  # one side is a single branch written plain: any error at the place shows it
     elif loc.tail and not frozen and isinstance(loc.tail[0], str) and loc.tail[0] in KEYWORDS:
         loc.attributions = tuple(loc.attribution + (k,) for k in KEYWORDS[loc.tail[0]])
     return loc
