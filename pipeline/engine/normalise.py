@@ -18,6 +18,8 @@ The result is a fresh tree (inputs are never mutated) in which:
   with ``null`` added to its ``type`` (and its ``enum``): one schema however a
   generator spells "or null", so not recorded as a dialect;
 - an ``anyOf`` of bare ``{"type": T}`` branches is a ``type`` list;
+- an ``anyOf`` / ``oneOf`` of branches that only list values (``const``,
+  ``enum``) is an ``enum`` of them;
 - on an integer, an exclusive bound is the inclusive bound a step in, and
   the bounds at exactly JavaScript's safe-integer limits, +-(2^53 - 1) (zod
   4's ``.int()``), are dropped; any other bound stays, however large;
@@ -31,18 +33,11 @@ The result is a fresh tree (inputs are never mutated) in which:
 import json
 
 from pipeline.engine.equality import same
+from pipeline.engine.keywords import ANNOTATIONS, SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_VALUES
 
-# Keywords whose value is a map of name -> subschema.
-SCHEMA_MAPS = ("properties", "patternProperties", "dependentSchemas", "$defs", "definitions")
-# Keywords whose value is one subschema.
-SCHEMA_VALUES = ("additionalProperties", "items", "additionalItems", "not", "if", "then", "else",
-                 "contains", "propertyNames", "unevaluatedItems", "unevaluatedProperties",
-                 "contentSchema")
-# Keywords whose value is a list of subschemas (order-free combinators last).
-SCHEMA_LISTS = ("prefixItems", "allOf", "anyOf", "oneOf")
 UNORDERED_LISTS = ("allOf", "anyOf", "oneOf")
 _DROPPED = frozenset({"$ref", "$comment", "$defs", "definitions"})
-_SUBSCHEMAS = frozenset(SCHEMA_MAPS + SCHEMA_VALUES + SCHEMA_LISTS) | _DROPPED
+_SUBSCHEMAS = SCHEMA_MAPS | SCHEMA_VALUES | SCHEMA_LISTS | _DROPPED
 
 # Inlining stops this deep so a pathological ref chain cannot recurse forever,
 # and after this many schema nodes so refs that fan out (each definition
@@ -334,7 +329,7 @@ def _merge(inlined, siblings):
 
 # The keywords _tidy rewrites or drops; a node with none of them, or with
 # only a type name, passes through untouched.
-_TIDIED = frozenset({"exclusiveMinimum", "exclusiveMaximum", "minimum", "maximum", "type",
+_TIDIED = frozenset({"not", "exclusiveMinimum", "exclusiveMaximum", "minimum", "maximum", "type",
                      "anyOf", "allOf", "oneOf", "enum", "required", "additionalProperties",
                      "items", "uniqueItems", "deprecated", "properties", "minLength", "minItems",
                      "minProperties", "minContains", "propertyNames", "unevaluatedProperties",
@@ -365,6 +360,8 @@ def _tidy(node, notation):
                 node[bound] = node.pop(plain)
     if _integers(node.get("type")):
         _integer_bounds(node, notation)
+    if ("anyOf" in node or "oneOf" in node) and "enum" not in node and "const" not in node:
+        _listed(node, notation)
     if "anyOf" in node:
         _optional(node)
         branches = node.get("anyOf")
@@ -385,7 +382,41 @@ def _tidy(node, notation):
         if key in node and same(node[key], noop):
             del node[key]
     _no_constraint(node)
+    return _branches_tidied(node)
+
+
+def _branches_tidied(node):
+    """Combinator branches that reject everything (``false``, ``{"not":
+    {}}``) are dropped from ``anyOf`` / ``oneOf`` and make an ``allOf``
+    reject everything; a node that is one combinator of one branch
+    (annotations aside) is that branch. A node that is only
+    ``{"not": {}}`` is the schema ``false``."""
+    for key in UNORDERED_LISTS:
+        branches = node.get(key)
+        if not isinstance(branches, list) or not branches:
+            continue
+        if any(_rejects_all(b) for b in branches):
+            if key == "allOf":
+                return False
+            branches = [b for b in branches if not _rejects_all(b)]
+            if not branches:
+                return False
+            node[key] = branches
+        rest = {k: v for k, v in node.items() if k != key}
+        if len(branches) == 1 and isinstance(branches[0], dict) and not set(rest) - ANNOTATIONS \
+                and not set(branches[0]) & set(rest):
+            del node[key]
+            node.update(branches[0])
+    if _rejects_all(node):
+        return False
     return node
+
+
+def _rejects_all(schema) -> bool:
+    if schema is False:
+        return True
+    return (isinstance(schema, dict) and schema.get("not") == {}
+            and not set(schema) - ANNOTATIONS - {"not"})
 
 
 def _no_constraint(node):
@@ -418,8 +449,7 @@ def _no_constraint(node):
         del node["anyOf"]
 
 
-# Keywords that constrain only instances of one type (a null passes them all),
-# and annotations, which constrain nothing.
+# Keywords that constrain only instances of one type (a null passes them all).
 TYPE_SPECIFIC = frozenset({
     "minLength", "maxLength", "pattern", "format", "contentEncoding", "contentMediaType",
     "contentSchema",
@@ -429,8 +459,6 @@ TYPE_SPECIFIC = frozenset({
     "properties", "patternProperties", "additionalProperties", "required", "minProperties",
     "maxProperties", "propertyNames", "dependentRequired", "dependentSchemas", "dependencies",
     "unevaluatedProperties"})
-ANNOTATIONS = frozenset({"title", "description", "default", "examples", "deprecated",
-                         "readOnly", "writeOnly"})
 NULL = {"type": "null"}
 
 
@@ -455,6 +483,11 @@ def _optional(node):
         return
     kinds = _type_names(typed.get("type"))
     enum = typed.get("enum")
+    if "const" in typed:  # one value: with null, an enum of two
+        if enum is not None:
+            return
+        enum = [typed["const"]]
+        typed = {k: v for k, v in typed.items() if k != "const"}
     if (kinds is None and "type" in typed) or (enum is not None and not isinstance(enum, list)):
         return
     if (kinds is None and enum is None) or not set(typed) <= TYPE_SPECIFIC | ANNOTATIONS | {"type", "enum"}:
@@ -472,6 +505,58 @@ def _optional(node):
         node["type"] = sorted(set(kinds) | {"null"})
     if enum is not None:
         node["enum"] = _sorted_set(enum + [None])
+
+
+def _listed(node, notation):
+    """An ``anyOf`` / ``oneOf`` whose every branch lists its values
+    (``const``, ``enum``, with or without a type) is an ``enum`` of them
+    (a value two ``oneOf`` branches list matches neither)."""
+    for key in ("anyOf", "oneOf"):
+        branches = node.get(key)
+        if not isinstance(branches, list) or not branches:
+            continue
+        seen = {}
+        for branch in branches:
+            listed = _branch_values(branch)
+            if listed is None:
+                break
+            for value in listed:
+                seen.setdefault(json_key(value), [value, 0])[1] += 1
+        else:
+            values = [v for v, count in seen.values() if key == "anyOf" or count == 1]
+            del node[key]
+            node["enum"] = _sorted_set(values)
+            notation.add(f"{key}-of-values")
+            return
+
+
+def _branch_values(branch):
+    """The values a branch of nothing but const / enum (and type) lists."""
+    if not isinstance(branch, dict) or set(branch) - ANNOTATIONS - {"const", "enum", "type"}:
+        return None
+    if "const" in branch and "enum" not in branch:
+        values = [branch["const"]]
+    elif isinstance(branch.get("enum"), list) and "const" not in branch:
+        values = branch["enum"]
+    else:
+        return None
+    kinds = _type_names(branch.get("type")) if "type" in branch else None
+    if "type" in branch and kinds is None:
+        return None
+    return values if kinds is None else [v for v in values if _json_type(v) in kinds
+                                         or (_json_type(v) == "integer" and "number" in kinds)]
+
+
+def _json_type(value) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int) or (isinstance(value, float) and value.is_integer()):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    return {str: "string", list: "array", dict: "object"}.get(type(value), "?")
 
 
 def _is_null(branch) -> bool:

@@ -8,6 +8,8 @@ caught by the completeness net (``net.py``) and reported as
 ``*.schema.changed``.
 """
 
+import json
+
 from pipeline.engine import prose
 from pipeline.engine.change import Change, pointer, short
 from pipeline.engine.equality import same
@@ -141,24 +143,31 @@ class _Walk:
         return equivalent(old, new, self.roots)
 
     def _wrapped(self, old, new):
-        """(old, new) with the plain side written as a one-branch
-        combinator, when the other side is nothing but that combinator
-        (annotations aside) and one of its branches is the plain side's
-        partner (``_partners``): ``S`` against ``anyOf: [S, T]``. None
-        otherwise (the keywords are compared as they stand)."""
+        """(old, new) with the plain side written as a combinator, when the
+        other side is that combinator beside keywords the plain side has
+        alike (annotations aside) and a branch of it is a partner of the
+        plain side (``_partners``): ``S`` against ``anyOf: [S, T]``, ``{type:
+        object, properties: P}`` against ``{type: object, oneOf: [...]}``. A
+        plain side of several types (``type: [array, null]``) is one branch
+        per type, since it is that union. None otherwise (the keywords are
+        compared as they stand)."""
         for key in ("anyOf", "oneOf", "allOf"):
             if (key in old) == (key in new):
                 continue
             plain, wrap = (old, new) if key in new else (new, old)
-            if not isinstance(wrap[key], list) or set(wrap) - ANNOTATIONS != {key}:
+            if not isinstance(wrap[key], list):
+                continue
+            shared = set(wrap) - ANNOTATIONS - {key}
+            if any(k not in plain or not same(plain[k], wrap[k]) for k in shared):
                 continue
             core = {k: v for k, v in plain.items() if k not in ANNOTATIONS}
             if any(k in core for k in ("anyOf", "oneOf", "allOf")):
                 continue
-            if not _partners(self, [core], list(wrap[key])):
+            branches = _by_type(core) if key == "anyOf" else [core]
+            if not _partners(self, list(branches), list(wrap[key])):
                 continue
-            one = {k: v for k, v in plain.items() if k in ANNOTATIONS}
-            one[key] = [core]
+            one = {k: v for k, v in plain.items() if k in ANNOTATIONS or k in shared}
+            one[key] = branches
             return (one, new) if plain is old else (old, one)
         return None
 
@@ -292,6 +301,10 @@ def _type(w, old, new, rel):
 
 
 def _enum_list(node):
+    """The values a node lists: its ``enum``, or its ``const`` as one value
+    (None if it lists none, or lists them in a way the walk cannot read)."""
+    if "const" in node:
+        return [node["const"]] if "enum" not in node else None
     value = node.get("enum", MISSING)
     return value if isinstance(value, list) else None
 
@@ -309,13 +322,18 @@ def _of_types(value, kinds) -> bool:
 
 
 def _enum(w, old, new, rel):
-    a, b = old.get("enum", MISSING), new.get("enum", MISSING)
+    """``enum`` and ``const`` (a list of one): the values each side allows."""
+    if ("const" in old and "enum" in old) or ("const" in new and "enum" in new):
+        return  # both at once: the net reports what moved
+    a = _enum_list(old) if ("enum" in old or "const" in old) else MISSING
+    b = _enum_list(new) if ("enum" in new or "const" in new) else MISSING
     both = isinstance(a, list) and isinstance(b, list)
-    if (same(a, b) and (not both or same(old.get("type"), new.get("type")))) or (
-            a is not MISSING and not isinstance(a, list)) or (
-            b is not MISSING and not isinstance(b, list)):
+    if (same(a, b) and (not both or same(old.get("type"), new.get("type")))) or a is None or b is None:
+        if both and same(a, b):
+            w.claims += [rel + ("enum",), rel + ("const",)]  # one value, spelled either way
         return
-    path = rel + ("enum",)
+    keyword = "const" if "const" in (new if b is not MISSING else old) else "enum"
+    path = rel + (keyword,)
     if a is MISSING:
         w.emit("enum.narrowed", path, a, b, detail="values outside " + canonical(b))
         return
@@ -331,15 +349,15 @@ def _enum(w, old, new, rel):
     had = {json_key(v) for v in a}
     removed = [v for v in a if json_key(v) not in keep]
     added = [v for v in b if json_key(v) not in had]
-    old_enum, new_enum = old["enum"], new["enum"]
+    old_enum, new_enum = old.get("enum", old.get("const")), new.get("enum", new.get("const"))
     if removed:
         w.emit("enum.narrowed", path, old_enum, new_enum, detail=canonical(removed))
     if added:
         w.emit("enum.widened", path, old_enum, new_enum, detail=canonical(added))
-    w.claims.append(path)
+    w.claims += [rel + ("enum",), rel + ("const",)]
 
 
-ORDERLESS = ("pattern", "format", "multipleOf", "const", "$ref")
+ORDERLESS = ("pattern", "format", "multipleOf", "$ref")
 
 
 def _orderless(w, old, new, rel):
@@ -547,8 +565,15 @@ def _combinators(w, old, new, rel):
         first = len(w.changes)
         for before, after in pairs:
             w.compare(before, after, path + (_position(b, after),))
-        if key == "oneOf" and (any(not c.rule.endswith(PROSE_ONLY) for c in w.changes[first:])
-                               or not _apart(added, b) or not _apart(removed, a)):
+        if key == "anyOf":
+            # a branch whose values another branch of the other side takes
+            # moved nothing in or out
+            removed = [x for x in removed if not any(_takes(y, x) for y in b)]
+            added = [x for x in added if not any(_takes(y, x) for y in a)]
+        if key == "oneOf" and (
+                (any(not c.rule.endswith(PROSE_ONLY) for c in w.changes[first:]) and not (
+                    _apart(b, b) and _apart(a, a)))
+                or not _apart(added, b) or not _apart(removed, a)):
             w.emit("constraint.changed", path, a, b, detail="oneOf")
         else:
             grow = "constraint.tightened" if key == "allOf" else "constraint.loosened"
@@ -574,22 +599,164 @@ def _partners(w, removed, added) -> list:
             added.remove(match)
     if len(removed) == 1 and len(added) == 1:
         pairs.append((removed.pop(), added.pop()))
+    # then branches that carry the same tag (a property fixed to one value:
+    # the discriminator of a tagged union) and no other branch does
     for branch in list(removed):
-        kinds = _branch_types(branch)
-        mates = [x for x in added if _overlap(kinds, _branch_types(x))]
-        if kinds is not None and len(mates) == 1 and [
-                x for x in removed if _overlap(_branch_types(x), _branch_types(mates[0]))] == [branch]:
+        tags = _tags(branch)
+        mates = [x for x in added if tags & _tags(x)]
+        if len(mates) == 1 and [x for x in removed if _tags(x) & _tags(mates[0])] == [branch]:
             pairs.append((branch, mates[0]))
             removed.remove(branch)
             added.remove(mates[0])
+    # then each removed branch with the added one most like it, where each
+    # is the other's closest and shares a type with it (a tie pairs neither)
+    scored = sorted(((_likeness(r, x), -i, -j) for i, r in enumerate(removed)
+                     for j, x in enumerate(added) if _overlap(_branch_types(r), _branch_types(x))),
+                    reverse=True)
+    taken_r, taken_a = set(), set()
+    for score, i, j in scored:
+        i, j = -i, -j
+        if score <= 0 or i in taken_r or j in taken_a:
+            continue
+        if any(t[0] == score and ((-t[1] == i) != (-t[2] == j)) and -t[1] not in taken_r
+               and -t[2] not in taken_a for t in scored):
+            continue  # as like another: no pairing is better than the other
+        taken_r.add(i)
+        taken_a.add(j)
+        pairs.append((removed[i], added[j]))
+    removed[:] = [r for i, r in enumerate(removed) if i not in taken_r]
+    added[:] = [x for j, x in enumerate(added) if j not in taken_a]
     return pairs
 
 
+def _tags(branch) -> set:
+    """(property, value) pairs a branch fixes: a required property whose
+    schema allows one value."""
+    if not isinstance(branch, dict) or not isinstance(branch.get("properties"), dict):
+        return set()
+    required = _names(branch.get("required"))
+    out = set()
+    for name, schema in branch["properties"].items():
+        values = _values(schema)
+        if name in required and values is not None and len(values) == 1:
+            out.add((name, next(iter(values))))
+    return out
+
+
+def _likeness(a, b) -> int:
+    """How much two branches share: keywords with equal values, and
+    property names (a changed branch keeps most of them)."""
+    if not isinstance(a, dict) or not isinstance(b, dict):
+        return 0
+    score = sum(1 for k in a.keys() & b.keys() if k != "properties" and same(a[k], b[k]))
+    pa, pb = a.get("properties"), b.get("properties")
+    if isinstance(pa, dict) and isinstance(pb, dict):
+        score += 2 * len(pa.keys() & pb.keys()) - len(pa.keys() ^ pb.keys())
+        score += sum(1 for k in pa.keys() & pb.keys() if same(pa[k], pb[k]))
+    return score
+
+
 def _apart(moved, branches) -> bool:
-    """Does each branch in ``moved`` share no type with any other branch of
-    ``branches`` (so no value can match it and another)?"""
-    return all(not _overlap(_branch_types(branch), _branch_types(other))
-               for branch in moved for other in branches if other is not branch)
+    """Can no value match a branch in ``moved`` and another branch of
+    ``branches``? (They share no type, or a property both require holds
+    values of one that the other never takes: a discriminated union.)"""
+    return all(_disjoint(branch, other) for branch in moved for other in branches
+               if other is not branch)
+
+
+def _disjoint(x, y) -> bool:
+    if not _overlap(_branch_types(x), _branch_types(y)):
+        return True
+    if not isinstance(x, dict) or not isinstance(y, dict):
+        return False
+    both = _names(x.get("required")) & _names(y.get("required"))
+    px, py = x.get("properties"), y.get("properties")
+    if not both or not isinstance(px, dict) or not isinstance(py, dict):
+        return False
+    for name in both:
+        vx, vy = _values(px.get(name)), _values(py.get(name))
+        if vx is not None and vy is not None and not vx & vy:
+            return True
+    return False
+
+
+def _values(schema):
+    """The values a schema allows, as JSON keys, when it lists them."""
+    if not isinstance(schema, dict):
+        return None
+    if "const" in schema:
+        return {json_key(schema["const"])}
+    if isinstance(schema.get("enum"), list):
+        return {json_key(v) for v in schema["enum"]}
+    return None
+
+
+def _takes(wide, narrow) -> bool:
+    """Does schema ``wide`` accept every value ``narrow`` does? Shown only
+    where every constraint of ``wide`` is one ``narrow`` has too (a type
+    set that holds ``narrow``'s, an enum that holds its values): False
+    means "not shown"."""
+    if not isinstance(wide, dict) or not isinstance(narrow, dict):
+        return wide is True or wide == {}
+    for key, value in wide.items():
+        if key in ANNOTATIONS:
+            continue
+        if key == "type":
+            kinds, theirs = _type_set(value), _type_set(narrow.get("type", MISSING))
+            if theirs is None and _values(narrow) is not None:
+                if not kinds or not all(_of_types(json.loads(v), kinds) for v in _values(narrow)):
+                    return False
+                continue
+            if not kinds or not theirs or not _covers(kinds, theirs):
+                return False
+        elif key == "enum" and isinstance(value, list):
+            theirs = _values(narrow)
+            if theirs is None or not theirs <= {json_key(v) for v in value}:
+                return False
+        elif key not in narrow or not same(value, narrow[key]):
+            return False
+    return True
+
+
+def _by_type(core):
+    """A schema of several types as one schema per type, each with the
+    keywords that act on its type (``type: [array, null], items: X`` is
+    ``[{type: array, items: X}, {type: null}]``); ``[core]`` if it is not
+    one such."""
+    kinds = _type_set(core.get("type", MISSING))
+    if not kinds or len(kinds) < 2 or not set(core) <= set(_ACTS_ON) | {"type", "enum"}:
+        return [core]
+    out = []
+    for kind in sorted(kinds):
+        branch = {"type": kind}
+        for key, value in core.items():
+            if key == "enum":
+                values = [v for v in value if _of_types(v, {kind})] if isinstance(value, list) else None
+                if values is None:
+                    return [core]
+                if not values:
+                    branch = None
+                    break
+                branch["enum"] = values
+            elif key != "type" and kind in _ACTS_ON[key]:
+                branch[key] = value
+        if branch is not None:
+            out.append(branch)
+    return out
+
+
+# The types each type-specific keyword acts on.
+_ACTS_ON = {
+    **{k: ("string",) for k in ("minLength", "maxLength", "pattern", "format",
+                                "contentEncoding", "contentMediaType")},
+    **{k: ("number", "integer") for k in ("minimum", "maximum", "exclusiveMinimum",
+                                          "exclusiveMaximum", "multipleOf")},
+    **{k: ("array",) for k in ("items", "prefixItems", "contains", "minContains", "maxContains",
+                               "minItems", "maxItems", "uniqueItems", "unevaluatedItems")},
+    **{k: ("object",) for k in ("properties", "patternProperties", "additionalProperties",
+                                "required", "minProperties", "maxProperties", "propertyNames",
+                                "dependentRequired", "dependentSchemas", "unevaluatedProperties")},
+}
 
 
 def _overlap(kinds, theirs) -> bool:
@@ -655,7 +822,7 @@ def _header(w, old, new, rel):
 # (handler, the keywords it models). Adding a keyword is adding a row.
 HANDLERS = (
     (_type, {"type"}),
-    (_enum, {"enum"}),
+    (_enum, {"enum", "const"}),
     (_orderless, set(ORDERLESS)),
     (_bounds, set(LOWER_BOUNDS + UPPER_BOUNDS) | {k for b in NUMERIC_BOUNDS for k in b[:2]}),
     (_unique_items, {"uniqueItems"}),

@@ -22,6 +22,8 @@ import copy
 import time
 
 from pipeline.engine.catalog import RANK, RULES
+from pipeline.engine.change import short
+from pipeline.engine.keywords import keyword_at
 from pipeline.engine.normalise import canonical, normalise_schema
 
 # construct / search / instance / validate import the validator (jsonschema-rs):
@@ -220,6 +222,10 @@ def witness_for(change, old_manifest, new_manifest, renames=None, max_candidates
     if side == "output" and old_raw is None:
         return None, ("none by nature: without an outputSchema the old tool promised nothing "
                       "a result could violate")
+    if suffix == "schema.changed":
+        reason = _unvalidated(rel)
+        if reason is not None:
+            return None, reason
     if budget.diff_spent():  # only here: a change without a witness by nature says so still
         return None, (f"no witness: cut short, the diff's witness budget of {budget.diff} "
                       "candidates was spent before this change")
@@ -243,6 +249,21 @@ def witness_for(change, old_manifest, new_manifest, renames=None, max_candidates
             _MEMO.clear()
         _MEMO[key] = (copy.deepcopy(witness), note, meter.used, meter.searched)
     return witness, note
+
+
+def _unvalidated(rel):
+    """Why the net's change at ``rel`` can have no witness, if it cannot:
+    the keyword there only annotates, or is no JSON Schema keyword at all."""
+    from pipeline.engine.keywords import ANNOTATING, VALIDATION, keyword_at
+
+    keyword = keyword_at(rel)
+    if keyword is None or keyword in VALIDATION:
+        return None
+    if keyword in ANNOTATING:
+        return (f"none by nature: {keyword!r} names or annotates the schema, the same values "
+                "validate")
+    return (f"none by nature for a standard validator: {keyword!r} is no JSON Schema keyword, "
+            "so validators ignore it; only a tool that reads it could reject a value")
 
 
 def _text(raw, texts):
@@ -313,6 +334,17 @@ def _work(change, rule, side, suffix, rule_rel, old_raw, new_raw, max_candidates
     # backtracking patterns are never run on long texts (jsonschema-rs too)
     fancy = _fancy(a_raw, a_text) or _fancy(r_raw, r_text)
 
+    # A combinator branch removed (input) or added (output) is shown by a
+    # value of that branch: another branch's value proves another change.
+    branch = None
+    if loc.tail and loc.tail[-1] in construct.COMBINATORS and len(loc.tail) == 1:
+        moved = change.old if side == "input" else change.new
+        if isinstance(moved, dict) and (change.new if side == "input" else change.old) is None:
+            try:
+                branch = own_judge(moved)
+            except SchemaUnusable:
+                branch = None
+
     def tier(value) -> int:
         """2: the old side accepts, the new side rejects, and every rejection
         comes from the changed keyword at the changed place (clean); 1: one
@@ -320,6 +352,9 @@ def _work(change, rule, side, suffix, rule_rel, old_raw, new_raw, max_candidates
         try:
             if size(value) > max_size or (fancy and longest_string(value) > FANCY_TEXT) \
                     or not a_judge.accepts(value) or r_judge.accepts(value):
+                return 0
+            if branch is not None and not branch.accepts(construct.get(value, loc.hops)
+                                                         if loc.hops else value):
                 return 0
         except (SchemaUnusable, ValueError, TypeError, RecursionError):
             return 0
@@ -424,12 +459,19 @@ def _work(change, rule, side, suffix, rule_rel, old_raw, new_raw, max_candidates
     need = 2
     if found is None and loose is not None:
         found, need = loose, 1
+    if found is None and ('"format"' in a_text or '"format"' in r_text):
+        shown = _without_formats(loc, suffix, a_raw, a_text, r_raw, r_text, quick, change, clock)
+        if shown is not None:
+            return None, (f"format-only: {short(shown)} shows the change only where `format` is "
+                          "read as an annotation (the 2020-12 default); a validator that asserts "
+                          "formats takes it on neither side or on both")
     if found is None:
         name = str(rel[-1]) if rel else ""
-        if name.startswith("x-"):
-            return None, (f"none by nature for a standard validator: {name!r} is a vendor keyword "
-                          "jsonschema-rs ignores; only a validator that implements it could reject "
-                          "a value")
+        if suffix == "schema.changed":
+            return None, (f"unmodelled keyword {keyword_at(rel)!r}: reported because the engine "
+                          "does not model it (unmodelled means breaking); no value showing the "
+                          f"change was found within the bounds ({tried} constructed and "
+                          f"{searched} searched candidates)")
         if suffix == "property.removed" and side == "input" and ignored is not None:
             return None, (f"accepted but ignored: the new inputSchema still accepts {name!r} as an "
                           "unknown key, so old calls that send it validate and the value is "
@@ -465,6 +507,26 @@ def _cut_short(meter, tried, searched, search=False) -> str:
         what = f"the per-change budget of {budget.change} candidates"
     return (f"no witness: cut short, {what} was spent ({tried} constructed and {searched} "
             "searched candidates tried, none confirmed)")
+
+
+def _without_formats(loc, suffix, a_raw, a_text, r_raw, r_text, bases, change, clock):
+    """A candidate that shows the change once ``format`` asserts nothing, or
+    None: the constructive candidates again, judged with formats off."""
+    from pipeline.witness import construct
+    from pipeline.witness.validate import SchemaUnusable, judge
+
+    try:
+        a_judge, r_judge = judge(a_raw, a_text, formats=False), judge(r_raw, r_text, formats=False)
+    except SchemaUnusable:
+        return None
+    for base in bases or [None]:
+        for _, candidate in construct.candidates(loc, suffix, base, 100,
+                                                 hints=(change.old, change.new)):
+            if clock():
+                return None
+            if _safe(a_judge)(candidate) and not _safe(r_judge)(candidate):
+                return candidate
+    return None
 
 
 def _safe(j):

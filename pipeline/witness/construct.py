@@ -120,8 +120,17 @@ def locate(rel, a_root, r_root, suffix) -> Location:
             if not frozen:
                 attribution += [part, str(parts[i + 1])]
             frozen = True
+            holder = a_node
             a_node = _branch(a_node, part, parts[i + 1])
             r_node = _branch(r_node, part, parts[i + 1])
+            if part != "allOf" and isinstance(holder, dict):
+                # the value here must match this branch: containers and
+                # elements are built from it (and the holder's other keywords)
+                shaped = {"allOf": [{k: v for k, v in holder.items() if k != part}, a_node]}
+                if loc.a_schemas:
+                    loc.a_schemas[-1] = shaped
+                else:
+                    loc.root = shaped
             i += 2
             continue
         else:

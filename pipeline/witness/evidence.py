@@ -6,7 +6,8 @@ report, query and study that splits breaking changes by evidence uses it.
 - *proven*: a witness, confirmed by an independent validator;
 - *by rule*: no witness, for a named reason that the note gives first
   (a removed property still accepted but ignored, a keyword no validator
-  can show, a change that is not about a schema at all, ...);
+  can show, a keyword the engine does not model, which the catalog calls
+  breaking by rule, a change that is not about a schema at all, ...);
 - *unexplained*: no witness and no named reason (the bounded search gave
   up, the budget was spent): reported, not proved.
 """
@@ -20,6 +21,8 @@ NAMED_REASONS = (
     "accepted but ignored",
     "none by nature",
     "not a schema change",
+    "unmodelled keyword",
+    "format-only",
 )
 
 

@@ -77,10 +77,11 @@ class Judge:
     """A compiled validator for one schema. ``None`` (no schema declared) and
     ``True`` accept everything."""
 
-    def __init__(self, schema):
+    def __init__(self, schema, formats=True):
         if schema is None:
             schema = True
         self.schema = schema
+        options = OPTIONS if formats else {**OPTIONS, "validate_formats": False}
         cls = DEFAULT
         if isinstance(schema, dict):
             try:
@@ -88,7 +89,7 @@ class Judge:
             except Exception:  # a $schema that is not a string: read as the default
                 cls = DEFAULT
         try:
-            validator = cls(schema, **OPTIONS)
+            validator = cls(schema, **options)
         except jsonschema_rs.ValidationError as exc:
             if _is_reference_error(exc):
                 raise SchemaUnusable(f"cannot resolve a reference: {_message(exc)}") from None
@@ -100,7 +101,7 @@ class Judge:
             if isinstance(schema, dict) and "$schema" not in schema:
                 for older in OLDER:
                     try:
-                        validator = older(schema, **OPTIONS)
+                        validator = older(schema, **options)
                     except jsonschema_rs.ValidationError:
                         continue
                     cls = older
@@ -271,27 +272,27 @@ _CACHE = {}  # a validator and its schema: about 7 KB for a real tool schema
 _BY_ID = {}  # id(schema) -> (schema, Judge or SchemaUnusable): no re-serialising a big schema
 
 
-def judge(schema, text=None) -> Judge:
+def judge(schema, text=None, formats=True) -> Judge:
     """A cached ``Judge``, keyed by the schema's canonical text (given, or
-    computed here)."""
-    found = _compiled(schema, text)
+    computed here); ``formats=False`` reads ``format`` as an annotation."""
+    found = _compiled(schema, text, formats)
     if isinstance(found, SchemaUnusable):
         raise SchemaUnusable(*found.args)
     return found
 
 
-def _compiled(schema, key=None):
+def _compiled(schema, key=None, formats=True):
     if key is None:
         key = canonical(schema)
-    found = _CACHE.get(key)
+    found = _CACHE.get(key if formats else (key, False))
     if found is None:
         if len(_CACHE) > 4096:
             _CACHE.clear()
         try:
-            found = Judge(schema)
+            found = Judge(schema, formats)
         except SchemaUnusable as exc:  # remembered: quick() asks again and again
             found = exc
-        _CACHE[key] = found
+        _CACHE[key if formats else (key, False)] = found
     return found
 
 

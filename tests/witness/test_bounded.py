@@ -172,39 +172,51 @@ def test_budgets_count_candidates_so_a_loaded_machine_gets_the_same_witnesses(tm
 
 
 
-def _notes(server, old, new):
+def _notes(server, old, new, **budgets):
     """Every change's witness and note, for a pair of committed captures."""
     import gzip
 
     captures = pathlib.Path(__file__).resolve().parents[2] / "data" / "ecosystem" / "captures" / server
     result = DiffResult(*(json.loads(gzip.decompress((captures / f"{v}.json.gz").read_bytes()))
                           for v in (old, new)))
-    attach_witnesses(result)
+    attach_witnesses(result, **budgets)
     return [(c.rule, c.path, c.witness, c.witness_note) for c in result.changes]
 
 
 def test_a_result_cut_short_is_never_remembered():
-    """agent-device 0.20.5 -> 0.21.3 changes one output schema part alike
-    in several tools after the diff's search budget is gone: the change met
-    first is cut short by its own budget, the later ones by the search
-    budget. None of that is remembered, so a second diff of the pair in
-    this process says the same as the first."""
+    """arxiv-mcp-server 0.3.2 -> 0.4.1 removes check_status from
+    download_paper, a change whose witness takes more than two candidates.
+    Worked first with a per-change budget of two, it is cut short; worked
+    again in this process with the default budget, it runs to its end (a
+    named reason): a result a budget cut short is never remembered."""
     import pipeline.witness.attach as attach
 
+    path = "/tools/download_paper/inputSchema/properties/check_status"
     attach._MEMO.clear()
-    first = _notes("agent-device", "0.20.5", "0.21.3")
-    assert sum("the diff's search budget" in (n or "") for *_, n in first) > 1
-    assert _notes("agent-device", "0.20.5", "0.21.3") == first
+    short = {p: (w, n) for _, p, w, n in _notes("arxiv-mcp-server", "0.3.2", "0.4.1", change_budget=2)}
+    assert short[path][0] is None and "per-change budget" in short[path][1]
+    full = {p: (w, n) for _, p, w, n in _notes("arxiv-mcp-server", "0.3.2", "0.4.1")}
+    assert "cut short" not in full[path][1], full[path]  # worked to its end this time
 
 
 def test_two_changes_of_one_rule_at_one_place_are_remembered_apart():
-    """mongodb-mcp-server 0.3.0 -> 1.0.2 tightens one anyOf of explain twice
-    (two changes, one rule, one path, other values): each is its own work,
-    so a second diff in this process gives each its own note again."""
+    """An anyOf that loses two branches at once: two changes, one rule, one
+    path, other values. Each is its own work, so each has its own witness,
+    and a second diff in this process gives each the same again."""
     import pipeline.witness.attach as attach
 
+    old = obj({"v": {"anyOf": [{"type": "string", "minLength": 1}, {"type": "integer", "minimum": 0},
+                               {"type": "boolean"}]}}, ["v"])
+    new = obj({"v": {"anyOf": [{"type": "string", "minLength": 1}]}}, ["v"])
+
+    def notes():
+        result = DiffResult({"tools": [{"name": "t", "inputSchema": old}]},
+                            {"tools": [{"name": "t", "inputSchema": new}]})
+        attach_witnesses(result)
+        return [(c.rule, c.path, c.witness, c.witness_note) for c in result.changes]
+
     attach._MEMO.clear()
-    first = _notes("mongodb-mcp-server", "0.3.0", "1.0.2")
-    places = [(rule, path) for rule, path, *_ in first]
-    assert any(places.count(p) > 1 for p in places if p[0] == "tool.input.constraint.tightened")
-    assert _notes("mongodb-mcp-server", "0.3.0", "1.0.2") == first
+    first = notes()
+    tightened = [w["value"]["v"] for rule, _, w, _ in first if rule == "tool.input.constraint.tightened"]
+    assert sorted(map(type, tightened), key=str) == [bool, int]  # one witness per removed branch
+    assert notes() == first

@@ -11,6 +11,8 @@ CASES = [
     (None, "accepted but ignored: the new inputSchema still accepts 'q'", BY_RULE),
     (None, "none by nature: prose changes no validation outcome", BY_RULE),
     (None, "not a schema change: validation witnesses exist only for schemas", BY_RULE),
+    (None, "unmodelled keyword 'not': reported because the engine does not model it", BY_RULE),
+    (None, "format-only: \"\" shows the change only where `format` is read as an annotation", BY_RULE),
     (None, "no witness found within the bounds: 300 constructed and 0 searched", UNEXPLAINED),
     (None, "no witness: cut short, the diff's witness budget of 6000 was spent", UNEXPLAINED),
     (None, "  none by nature (not at the start)", UNEXPLAINED),

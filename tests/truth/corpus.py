@@ -1,0 +1,151 @@
+"""The engine over every consecutive release step of a capture folder, each
+BREAKING schema change checked by the independent reader.
+
+    python -m tests.truth.corpus data/ecosystem/captures [data/survey/captures ...]
+
+prints, by rule, the BREAKING schema changes: witnessed (and confirmed by
+python-jsonschema), with a named reason, and unexplained (split by whether
+the independent reader found a value telling the two sides apart), then
+every change the reader could neither confirm nor show.
+"""
+
+import collections
+import gzip
+import json
+import pathlib
+import sys
+
+from tests.truth import independent
+
+SIDES = ("tool.input.", "tool.output.")
+
+
+def _version_key(version):
+    from pipeline.lake.ingest import version_key  # the order the study and the lake use
+
+    return version_key(version)
+
+
+def captures(folder):
+    """{server: [(version, path), ...]} in release order."""
+    out = {}
+    for server in sorted(p for p in pathlib.Path(folder).iterdir() if p.is_dir()):
+        files = [p for p in server.iterdir() if p.name.endswith((".json", ".json.gz"))]
+        versions = [(p.name[: -len(".json.gz")] if p.name.endswith(".gz") else p.name[:-5], p)
+                    for p in files]
+        out[server.name] = sorted(versions, key=lambda v: _version_key(v[0]))
+    return out
+
+
+def load(path):
+    data = path.read_bytes()
+    if path.name.endswith(".gz"):
+        data = gzip.decompress(data)
+    return json.loads(data)
+
+
+def _parts(change, side_key):
+    base = f"/tools/{change['entity'].replace('~', '~0').replace('/', '~1')}/{side_key}"
+    tail = change["path"][len(base):]
+    return [p.replace("~1", "/").replace("~0", "~") for p in tail.split("/")[1:]] if tail else []
+
+
+def steps(folder, servers=None):
+    """(server, old version, new version, old manifest, new manifest) for each
+    consecutive step."""
+    for server, versions in captures(folder).items():
+        if servers is not None and server not in servers:
+            continue
+        loaded = []
+        for version, path in versions:
+            try:
+                loaded.append((version, load(path)))
+            except (OSError, ValueError):
+                continue
+        for (va, a), (vb, b) in zip(loaded, loaded[1:]):
+            yield server, va, vb, a, b
+
+
+def breaking_schema_changes(old, new):
+    """The engine's BREAKING input/output schema changes of one step, with
+    witnesses, as plain records."""
+    from pipeline.engine.manifest import validate_manifest
+    from pipeline.engine.result import DiffResult
+    from pipeline.witness import attach_witnesses
+
+    result = DiffResult(validate_manifest(old), validate_manifest(new))
+    attach_witnesses(result)
+    renames = {c.new: c.old for c in result.changes if c.rule == "tool.renamed"}
+    return [{"rule": c.rule, "entity": c.entity, "old_entity": renames.get(c.entity, c.entity),
+             "path": c.path, "witness": c.witness, "note": c.witness_note}
+            for c in result.changes if c.severity == "BREAKING" and c.rule.startswith(SIDES)]
+
+
+def audit(folder, servers=None, examples=120):
+    """Every BREAKING schema change of ``folder`` with the reader's verdict."""
+    from pipeline.witness.evidence import BY_RULE, PROVEN, evidence
+
+    for server, va, vb, a, b in steps(folder, servers):
+        changes = breaking_schema_changes(a, b)
+        if not changes:
+            continue
+        tools_a = {t["name"]: t for t in a.get("tools") or [] if isinstance(t, dict)}
+        tools_b = {t["name"]: t for t in b.get("tools") or [] if isinstance(t, dict)}
+        for change in changes:
+            kind = evidence(json.dumps(change["witness"]) if change["witness"] else None, change["note"])
+            record = {"server": server, "old_version": va, "new_version": vb, **change,
+                      "evidence": kind}
+            old_tool = tools_a.get(change["old_entity"])
+            new_tool = tools_b.get(change["entity"])
+            if old_tool is None or new_tool is None:
+                record["verdict"] = ("no tool", None)
+            elif kind == PROVEN:
+                record["verdict"] = independent.check(change, old_tool, new_tool)
+            elif kind == BY_RULE:
+                record["verdict"] = ("named", change["note"])
+            else:
+                side_key = "inputSchema" if change["rule"].startswith("tool.input.") else "outputSchema"
+                change = {**change, "parts": _parts(change, side_key)}
+                record["verdict"] = independent.look_closer(change, old_tool, new_tool, examples)
+            yield record
+
+
+FAILING = ("refuted", "unshown", "no tool")
+
+
+def table(records):
+    """Counts by rule: BREAKING, witnessed, named reason, unexplained (of
+    them: shown by the reader, not shown)."""
+    rows = collections.defaultdict(collections.Counter)
+    for r in records:
+        row = rows[r["rule"]]
+        row["breaking"] += 1
+        row[r["evidence"]] += 1
+        row[r["verdict"][0]] += 1
+    return dict(sorted(rows.items()))
+
+
+def main(argv):
+    records = []
+    for folder in argv:
+        records += list(audit(folder))
+    rows = table(records)
+    total = collections.Counter()
+    print(f"{'rule':40} {'BREAKING':>9} {'witnessed':>9} {'named':>6} {'unexpl.':>8} {'shown':>6} {'unshown':>8}")
+    for rule, row in rows.items():
+        total.update(row)
+        print(f"{rule:40} {row['breaking']:9} {row['proven']:9} {row['by rule']:6} "
+              f"{row['unexplained']:8} {row['distinguished']:6} {row['unshown']:8}")
+    print(f"{'all':40} {total['breaking']:9} {total['proven']:9} {total['by rule']:6} "
+          f"{total['unexplained']:8} {total['distinguished']:6} {total['unshown']:8}")
+    print(f"witnesses confirmed by python-jsonschema: {total['confirmed']} "
+          f"(+{total['confirmed with format']} only with format checking), refuted: {total['refuted']}")
+    for r in records:
+        if r["verdict"][0] in FAILING:
+            print(f"  {r['verdict'][0]}: {r['server']} {r['old_version']} -> {r['new_version']} "
+                  f"{r['rule']} {r['path']} ({(r['note'] or '')[:80]})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
