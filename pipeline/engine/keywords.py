@@ -36,6 +36,24 @@ ANNOTATING = ANNOTATIONS | frozenset({
     "contentSchema"})
 
 
+# The types each type-specific keyword acts on: a value of any other type
+# passes it (a null passes them all).
+ACTS_ON = {
+    **{k: ("string",) for k in ("minLength", "maxLength", "pattern", "format",
+                                "contentEncoding", "contentMediaType", "contentSchema")},
+    **{k: ("number", "integer") for k in ("minimum", "maximum", "exclusiveMinimum",
+                                          "exclusiveMaximum", "multipleOf")},
+    **{k: ("array",) for k in ("items", "prefixItems", "additionalItems", "contains",
+                               "minContains", "maxContains", "minItems", "maxItems",
+                               "uniqueItems", "unevaluatedItems")},
+    **{k: ("object",) for k in ("properties", "patternProperties", "additionalProperties",
+                                "required", "minProperties", "maxProperties", "propertyNames",
+                                "dependentRequired", "dependentSchemas", "dependencies",
+                                "unevaluatedProperties")},
+}
+TYPE_SPECIFIC = frozenset(ACTS_ON)
+
+
 def keyword_at(parts):
     """The keyword whose value holds the place ``parts`` (a path inside a
     schema): the last keyword met in a keyword's position, where a plain

@@ -33,7 +33,8 @@ The result is a fresh tree (inputs are never mutated) in which:
 import json
 
 from pipeline.engine.equality import same
-from pipeline.engine.keywords import ANNOTATIONS, SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_VALUES
+from pipeline.engine.keywords import (ANNOTATIONS, SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_VALUES,
+                                      TYPE_SPECIFIC)
 
 UNORDERED_LISTS = ("allOf", "anyOf", "oneOf")
 _DROPPED = frozenset({"$ref", "$comment", "$defs", "definitions"})
@@ -329,7 +330,7 @@ def _merge(inlined, siblings):
 
 # The keywords _tidy rewrites or drops; a node with none of them, or with
 # only a type name, passes through untouched.
-_TIDIED = frozenset({"not", "exclusiveMinimum", "exclusiveMaximum", "minimum", "maximum", "type",
+_TIDIED = frozenset({"pattern", "not", "exclusiveMinimum", "exclusiveMaximum", "minimum", "maximum", "type",
                      "anyOf", "allOf", "oneOf", "enum", "required", "additionalProperties",
                      "items", "uniqueItems", "deprecated", "properties", "minLength", "minItems",
                      "minProperties", "minContains", "propertyNames", "unevaluatedProperties",
@@ -360,6 +361,10 @@ def _tidy(node, notation):
                 node[bound] = node.pop(plain)
     if _integers(node.get("type")):
         _integer_bounds(node, notation)
+    if "anyOf" in node or "allOf" in node:
+        _redundant_branches(node)
+    if "anyOf" in node or "oneOf" in node:
+        _one_tag_apart(node)
     if ("anyOf" in node or "oneOf" in node) and "enum" not in node and "const" not in node:
         _listed(node, notation)
     if "anyOf" in node:
@@ -381,8 +386,64 @@ def _tidy(node, notation):
     for key, noop in _NOOPS:
         if key in node and same(node[key], noop):
             del node[key]
+    if isinstance(node.get("pattern"), str) and node["pattern"].startswith("^(?="):
+        _length_lookahead(node, notation)
     _no_constraint(node)
     return _branches_tidied(node)
+
+
+_LENGTH_AHEAD = None
+
+
+def _length_lookahead(node, notation):
+    """``pattern: "^(?=.{1,253}$)REST"`` is a length bound written as a
+    lookahead: ``minLength: 1, maxLength: 253, pattern: "^REST"``, where
+    REST can match no line break (``.`` cannot, so the two readings agree)."""
+    import re
+
+    global _LENGTH_AHEAD
+    if _LENGTH_AHEAD is None:
+        _LENGTH_AHEAD = re.compile(r"\^\(\?=\.\{(\d{1,6})(?:(,)(\d{0,6}))?\}\$\)(.*)", re.S)
+    found = _LENGTH_AHEAD.fullmatch(node["pattern"])
+    if found is None or not _no_line_break(found.group(4)):
+        return
+    low = int(found.group(1))
+    high = None if found.group(2) and not found.group(3) else int(found.group(3) or low)
+    notation.add("length-lookahead")
+    node["pattern"] = "^" + found.group(4)
+    if _finite_number(node.get("minLength")):
+        low = max(low, node["minLength"])
+    node["minLength"] = low
+    if high is not None:
+        if _finite_number(node.get("maxLength")):
+            high = min(high, node["maxLength"])
+        node["maxLength"] = high
+    if node.get("minLength") == 0:
+        del node["minLength"]
+
+
+def _no_line_break(pattern) -> bool:
+    """Can this regular expression match no line break? Read
+    conservatively: any ``.``, negated class or class escape that could
+    match one says it might."""
+    i, in_class = 0, False
+    while i < len(pattern):
+        char = pattern[i]
+        if char == "\\":
+            if pattern[i + 1:i + 2] in ("s", "S", "W", "D", "n", "r", "x", "u", "v", "f", "c", "p", "P"):
+                return False
+            i += 2
+            continue
+        if char == "[" and not in_class:
+            in_class = True
+            if pattern[i + 1:i + 2] == "^":
+                return False
+        elif char == "]" and in_class:
+            in_class = False
+        elif char == "." and not in_class:
+            return False
+        i += 1
+    return True
 
 
 def _branches_tidied(node):
@@ -423,8 +484,7 @@ def _no_constraint(node):
     """Drop keywords that cannot reject a value, however written: a
     ``propertyNames`` every string passes (every object key is a string), a
     ``type`` naming every type, an ``if`` with nothing to apply (and a
-    ``then`` / ``else`` with no ``if``), ``allOf`` branches that accept all,
-    an ``anyOf`` with a branch that accepts all."""
+    ``then`` / ``else`` with no ``if``)."""
     names = node.get("propertyNames")
     if isinstance(names, dict) and not set(names) - ANNOTATIONS - {"type"} and (
             "type" not in names or "string" in (_type_names(names["type"]) or ())):
@@ -437,28 +497,89 @@ def _no_constraint(node):
     if "if" not in node:
         node.pop("then", None)
         node.pop("else", None)
-    branches = node.get("allOf")
-    if isinstance(branches, list) and any(b == {} for b in branches):
-        kept = [b for b in branches if b != {}]
-        if kept:
-            node["allOf"] = kept
-        else:
-            del node["allOf"]
-    branches = node.get("anyOf")
-    if isinstance(branches, list) and any(b == {} for b in branches):
-        del node["anyOf"]
 
 
-# Keywords that constrain only instances of one type (a null passes them all).
-TYPE_SPECIFIC = frozenset({
-    "minLength", "maxLength", "pattern", "format", "contentEncoding", "contentMediaType",
-    "contentSchema",
-    "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
-    "items", "prefixItems", "additionalItems", "contains", "minContains", "maxContains",
-    "minItems", "maxItems", "uniqueItems", "unevaluatedItems",
-    "properties", "patternProperties", "additionalProperties", "required", "minProperties",
-    "maxProperties", "propertyNames", "dependentRequired", "dependentSchemas", "dependencies",
-    "unevaluatedProperties"})
+def _redundant_branches(node):
+    """Branches that add nothing: a nested combinator of the same kind is
+    its branches (``anyOf [anyOf [A, B], C]``), an ``anyOf`` branch another
+    branch takes whole is dropped, and a combinator one of whose ``anyOf``
+    branches (or an ``allOf`` branch) the node's own keywords already hold
+    to goes (that branch) away."""
+    for key in ("anyOf", "allOf"):
+        branches = node.get(key)
+        if not isinstance(branches, list):
+            continue
+        if any(_pure(b, key) for b in branches):  # anyOf [anyOf [A, B], C] is anyOf [A, B, C]
+            node[key] = branches = [x for b in branches for x in (b[key] if _pure(b, key) else [b])]
+        if key == "anyOf" and len(branches) > 1:
+            # a branch another branch takes whole adds nothing to their union
+            wider = [b for i, b in enumerate(branches)
+                     if not any(j != i and takes(o, b) and not (takes(b, o) and j > i)
+                                for j, o in enumerate(branches))]
+            if len(wider) < len(branches):
+                node[key] = branches = wider
+        rest = {k: v for k, v in node.items() if k != key}
+        implied = [b for b in branches if takes(b, rest)]
+        if key == "anyOf" and implied:
+            del node["anyOf"]  # a branch the node's own keywords already hold to
+        elif implied:
+            kept = [b for b in branches if not any(b is i for i in implied)]
+            if kept:
+                node["allOf"] = kept
+            else:
+                del node["allOf"]
+
+
+def _pure(branch, key) -> bool:
+    """A branch that is nothing but a ``key`` combinator (annotations aside)."""
+    return isinstance(branch, dict) and isinstance(branch.get(key), list) and not (
+        set(branch) - ANNOTATIONS - {key})
+
+
+def takes(wide, narrow) -> bool:
+    """Does schema ``wide`` accept every value ``narrow`` does? Shown only
+    where every constraint of ``wide`` is one ``narrow`` has too (a type set
+    that holds ``narrow``'s, an enum that holds its values), keywords that
+    read each other (``additionalProperties`` and ``properties``) alike as a
+    group: False means "not shown"."""
+    if wide is True or wide == {}:
+        return True
+    if not isinstance(wide, dict) or not isinstance(narrow, dict):
+        return False
+    for group in _READ_TOGETHER:
+        if not group.isdisjoint(wide) and not all(
+                same(wide.get(k, _ABSENT), narrow.get(k, _ABSENT)) for k in group):
+            return False
+    listed = _listed_values(narrow)
+    for key, value in wide.items():
+        if key in ANNOTATIONS:
+            continue
+        if key == "type":
+            theirs, mine = _type_names(value), _type_names(narrow.get("type"))
+            if not theirs:
+                return False
+            if mine is None and listed is not None:
+                mine = sorted({_json_type(v) for v in listed})
+            if not mine or not all(t in theirs or (t == "integer" and "number" in theirs) for t in mine):
+                return False
+        elif key == "enum" and isinstance(value, list):
+            allowed = {json_key(v) for v in value}
+            if listed is None or not all(json_key(v) in allowed for v in listed):
+                return False
+        elif key not in narrow or not same(value, narrow[key]):
+            return False
+    return True
+
+
+_ABSENT = object()
+
+
+def _listed_values(schema):
+    if "const" in schema:
+        return [schema["const"]]
+    return schema["enum"] if isinstance(schema.get("enum"), list) else None
+
+
 NULL = {"type": "null"}
 
 
@@ -528,6 +649,66 @@ def _listed(node, notation):
             node["enum"] = _sorted_set(values)
             notation.add(f"{key}-of-values")
             return
+
+
+def _one_tag_apart(node):
+    """Branches alike but for the values one property lists (a tagged union
+    whose variants carry nothing else) are one branch listing all those
+    values: ``oneOf [{type: {enum: [a]}}, {type: {enum: [b]}}]`` is
+    ``{type: {enum: [a, b]}}`` (a ``oneOf``'s only where no value is listed
+    twice)."""
+    for key in ("anyOf", "oneOf"):
+        branches = node.get(key)
+        if not isinstance(branches, list) or len(branches) < 2 or len(branches) > 64:
+            continue
+        merged = True
+        while merged and len(branches) > 1:
+            merged = False
+            for i in range(len(branches)):
+                for j in range(i + 1, len(branches)):
+                    joined = _joined(branches[i], branches[j], key == "oneOf")
+                    if joined is not None:
+                        branches = branches[:i] + [joined] + branches[i + 1:j] + branches[j + 1:]
+                        merged = True
+                        break
+                if merged:
+                    break
+        node[key] = branches
+        if len(branches) == 1 and not (set(node) - ANNOTATIONS - {key}) and isinstance(branches[0], dict) \
+                and not set(branches[0]) & set(node):
+            del node[key]
+            node.update(branches[0])
+
+
+def _joined(a, b, apart):
+    """``a`` and ``b`` as one branch, if they differ only in the values one
+    property lists (disjoint ones when ``apart``); else None."""
+    if not isinstance(a, dict) or not isinstance(b, dict) or a.keys() != b.keys() \
+            or not isinstance(a.get("properties"), dict) or not isinstance(b.get("properties"), dict):
+        return None
+    if any(not same(a[k], b[k]) for k in a if k != "properties"):
+        return None
+    pa, pb = a["properties"], b["properties"]
+    if pa.keys() != pb.keys():
+        return None
+    differ = [p for p in pa if not same(pa[p], pb[p])]
+    if len(differ) != 1:
+        return None
+    x, y = pa[differ[0]], pb[differ[0]]
+    if not isinstance(x, dict) or not isinstance(y, dict):
+        return None
+    vx, vy = _listed_values(x), _listed_values(y)
+    rest_x = {k: v for k, v in x.items() if k not in ("enum", "const")}
+    rest_y = {k: v for k, v in y.items() if k not in ("enum", "const")}
+    if vx is None or vy is None or not same(rest_x, rest_y):
+        return None
+    keys_x = {json_key(v) for v in vx}
+    required = a.get("required") if isinstance(a.get("required"), list) else []
+    if apart and (differ[0] not in required or any(json_key(v) in keys_x for v in vy)):
+        return None  # a oneOf's variants stay apart only by a required tag
+    joined = dict(a)
+    joined["properties"] = {**pa, differ[0]: {**rest_x, "enum": _sorted_set(list(vx) + list(vy))}}
+    return joined
 
 
 def _branch_values(branch):

@@ -8,14 +8,14 @@ caught by the completeness net (``net.py``) and reported as
 ``*.schema.changed``.
 """
 
-import json
 
 from pipeline.engine import prose
 from pipeline.engine.change import Change, pointer, short
 from pipeline.engine.equality import same
 from pipeline.engine.net import MISSING, differences
+from pipeline.engine.keywords import ACTS_ON
 from pipeline.engine.normalise import (ANNOTATIONS, canonical, json_key, marker_target,
-                                       normalise_schema)
+                                       normalise_schema, takes)
 
 
 def diff_schema(side: str, entity: str, base: str, old, new) -> list:
@@ -124,6 +124,12 @@ class _Walk:
             self.claims.append(rel)
             self.compare(*wrapped, rel)
             return
+        moot = _moot(old, new)
+        if moot:
+            # keywords for a type one side does not admit: the type change says it
+            self.claims += [rel + (k,) for k in moot]
+            old = {k: v for k, v in old.items() if k not in moot}
+            new = {k: v for k, v in new.items() if k not in moot}
         self.path.append((old, new))
         try:
             keys = old.keys() | new.keys()
@@ -161,10 +167,10 @@ class _Walk:
             if any(k not in plain or not same(plain[k], wrap[k]) for k in shared):
                 continue
             core = {k: v for k, v in plain.items() if k not in ANNOTATIONS}
-            if any(k in core for k in ("anyOf", "oneOf", "allOf")):
-                continue
             branches = _by_type(core) if key == "anyOf" else [core]
-            if not _partners(self, list(branches), list(wrap[key])):
+            olds, news = (branches, wrap[key]) if plain is old else (wrap[key], branches)
+            if not _partners(self, list(olds), list(news)) and not any(
+                    takes(x, y) or takes(y, x) for x in branches for y in wrap[key]):
                 continue
             one = {k: v for k, v in plain.items() if k in ANNOTATIONS or k in shared}
             one[key] = branches
@@ -292,12 +298,26 @@ def _type(w, old, new, rel):
     if _enum_list(old) is not None and _enum_list(new) is not None:
         w.claims.append(rel + ("type",))  # both sides list their values: _enum compares what passes
         return
+    # a side with no type that lists its values has the types of those values
+    sa = _listed_types(old) if sa is None else sa
+    sb = _listed_types(new) if sb is None else sb
     grows, shrinks = _covers(sb, sa), _covers(sa, sb)
     if grows and shrinks:
         w.claims.append(rel + ("type",))  # the same set, spelled differently
         return
     kind = "type.widened" if grows else "type.narrowed" if shrinks else "type.changed"
     w.emit(kind, rel + ("type",), a, b)
+
+
+def _listed_types(node):
+    """The types of the values a node lists (None: it lists none, any type)."""
+    values = _enum_list(node)
+    if values is None:
+        return None
+    return {"null" if v is None else "boolean" if isinstance(v, bool)
+            else "integer" if isinstance(v, int) or (isinstance(v, float) and v.is_integer())
+            else "number" if isinstance(v, float)
+            else {str: "string", list: "array", dict: "object"}[type(v)] for v in values}
 
 
 def _enum_list(node):
@@ -568,8 +588,8 @@ def _combinators(w, old, new, rel):
         if key == "anyOf":
             # a branch whose values another branch of the other side takes
             # moved nothing in or out
-            removed = [x for x in removed if not any(_takes(y, x) for y in b)]
-            added = [x for x in added if not any(_takes(y, x) for y in a)]
+            removed = [x for x in removed if not any(takes(y, x) for y in b)]
+            added = [x for x in added if not any(takes(y, x) for y in a)]
         if key == "oneOf" and (
                 (any(not c.rule.endswith(PROSE_ONLY) for c in w.changes[first:]) and not (
                     _apart(b, b) and _apart(a, a)))
@@ -691,31 +711,21 @@ def _values(schema):
     return None
 
 
-def _takes(wide, narrow) -> bool:
-    """Does schema ``wide`` accept every value ``narrow`` does? Shown only
-    where every constraint of ``wide`` is one ``narrow`` has too (a type
-    set that holds ``narrow``'s, an enum that holds its values): False
-    means "not shown"."""
-    if not isinstance(wide, dict) or not isinstance(narrow, dict):
-        return wide is True or wide == {}
-    for key, value in wide.items():
-        if key in ANNOTATIONS:
-            continue
-        if key == "type":
-            kinds, theirs = _type_set(value), _type_set(narrow.get("type", MISSING))
-            if theirs is None and _values(narrow) is not None:
-                if not kinds or not all(_of_types(json.loads(v), kinds) for v in _values(narrow)):
-                    return False
-                continue
-            if not kinds or not theirs or not _covers(kinds, theirs):
-                return False
-        elif key == "enum" and isinstance(value, list):
-            theirs = _values(narrow)
-            if theirs is None or not theirs <= {json_key(v) for v in value}:
-                return False
-        elif key not in narrow or not same(value, narrow[key]):
-            return False
-    return True
+def _moot(old, new) -> set:
+    """Keywords that changed but act only on types one side does not admit
+    (a ``minimum`` added where a string became an integer, the properties
+    of what is no longer an object): the type change is the whole story."""
+    kinds_a, kinds_b = _type_set(old.get("type", MISSING)), _type_set(new.get("type", MISSING))
+    if kinds_a is False or kinds_b is False or kinds_a == kinds_b:
+        return set()
+    return {k for k in (old.keys() | new.keys()) & ACTS_ON.keys()
+            if not same(old.get(k, MISSING), new.get(k, MISSING))
+            and not (_admits(kinds_a, ACTS_ON[k]) and _admits(kinds_b, ACTS_ON[k]))}
+
+
+def _admits(kinds, acts_on) -> bool:
+    return kinds is None or any(t in kinds for t in acts_on) or (
+        "integer" in kinds and "number" in acts_on)
 
 
 def _by_type(core):
@@ -724,7 +734,7 @@ def _by_type(core):
     ``[{type: array, items: X}, {type: null}]``); ``[core]`` if it is not
     one such."""
     kinds = _type_set(core.get("type", MISSING))
-    if not kinds or len(kinds) < 2 or not set(core) <= set(_ACTS_ON) | {"type", "enum"}:
+    if not kinds or len(kinds) < 2 or not set(core) <= set(ACTS_ON) | {"type", "enum"}:
         return [core]
     out = []
     for kind in sorted(kinds):
@@ -738,25 +748,13 @@ def _by_type(core):
                     branch = None
                     break
                 branch["enum"] = values
-            elif key != "type" and kind in _ACTS_ON[key]:
+            elif key != "type" and kind in ACTS_ON[key]:
                 branch[key] = value
         if branch is not None:
             out.append(branch)
     return out
 
 
-# The types each type-specific keyword acts on.
-_ACTS_ON = {
-    **{k: ("string",) for k in ("minLength", "maxLength", "pattern", "format",
-                                "contentEncoding", "contentMediaType")},
-    **{k: ("number", "integer") for k in ("minimum", "maximum", "exclusiveMinimum",
-                                          "exclusiveMaximum", "multipleOf")},
-    **{k: ("array",) for k in ("items", "prefixItems", "contains", "minContains", "maxContains",
-                               "minItems", "maxItems", "uniqueItems", "unevaluatedItems")},
-    **{k: ("object",) for k in ("properties", "patternProperties", "additionalProperties",
-                                "required", "minProperties", "maxProperties", "propertyNames",
-                                "dependentRequired", "dependentSchemas", "unevaluatedProperties")},
-}
 
 
 def _overlap(kinds, theirs) -> bool:

@@ -147,7 +147,9 @@ def locate(rel, a_root, r_root, suffix) -> Location:
     # A property rule is attributed to the keyword that enforces it on the
     # holder, not to the holder as a whole: a call rejected for a different
     # required property proves nothing about a removed one.
-    if _of_property(loc, suffix):
+    if _of_property(loc, suffix) and frozen:
+        pass  # inside a combinator branch: the place alone is checked
+    elif _of_property(loc, suffix):
         name = str(loc.tail[1])
         if suffix == "property.removed":
             loc.attributions = tuple(loc.attribution + k for k in (
