@@ -536,18 +536,20 @@ def _pure(branch, key) -> bool:
         set(branch) - ANNOTATIONS - {key})
 
 
-def takes(wide, narrow) -> bool:
+def takes(wide, narrow, depth=0) -> bool:
     """Does schema ``wide`` accept every value ``narrow`` does? Shown only
     where every constraint of ``wide`` is one ``narrow`` has too (a type set
-    that holds ``narrow``'s, an enum that holds its values), keywords that
-    read each other (``additionalProperties`` and ``properties``) alike as a
-    group: False means "not shown"."""
+    that holds ``narrow``'s, an enum that holds its values, required names
+    ``narrow`` requires too), and the schemas of properties and items ``wide``
+    constrains take ``narrow``'s, one level at a time (keywords that read
+    each other, such as ``additionalProperties`` beside ``properties``,
+    alike as a group): False means "not shown"."""
     if wide is True or wide == {}:
         return True
-    if not isinstance(wide, dict) or not isinstance(narrow, dict):
+    if not isinstance(wide, dict) or not isinstance(narrow, dict) or depth > 16:
         return False
-    for group in _READ_TOGETHER:
-        if not group.isdisjoint(wide) and not all(
+    for group, readers in _READ_BY:
+        if not readers.isdisjoint(wide) and not all(
                 same(wide.get(k, _ABSENT), narrow.get(k, _ABSENT)) for k in group):
             return False
     listed = _listed_values(narrow)
@@ -566,9 +568,26 @@ def takes(wide, narrow) -> bool:
             allowed = {json_key(v) for v in value}
             if listed is None or not all(json_key(v) in allowed for v in listed):
                 return False
+        elif key == "required" and isinstance(value, list) and isinstance(narrow.get(key), list):
+            if not set(map(json_key, value)) <= set(map(json_key, narrow[key])):
+                return False
+        elif key == "properties" and isinstance(value, dict) and not same(value, narrow.get(key)):
+            theirs = narrow.get(key) if isinstance(narrow.get(key), dict) else {}
+            if not all(takes(schema, theirs[name], depth + 1) if name in theirs else takes(schema, {})
+                       for name, schema in value.items()):
+                return False
+        elif key == "items" and isinstance(value, dict) and not same(value, narrow.get(key)):
+            if not takes(value, narrow.get(key, {}), depth + 1):
+                return False
         elif key not in narrow or not same(value, narrow[key]):
             return False
     return True
+
+
+# Keyword groups whose members read each other, and the members whose
+# meaning depends on the rest: where ``wide`` has one of those, the group
+# must be alike on both sides.
+_READ_BY = tuple((group, group - {"properties", "items"}) for group in _READ_TOGETHER)
 
 
 _ABSENT = object()

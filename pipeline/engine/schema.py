@@ -391,8 +391,25 @@ def _orderless(w, old, new, rel):
             w.emit("constraint.tightened", rel + (key,), a, b, detail=key)
         elif b is MISSING:
             w.emit("constraint.loosened", rel + (key,), a, b, detail=key)
+        elif key == "pattern" and isinstance(a, str) and isinstance(b, str):
+            _pattern(w, rel, a, b)
         else:
             w.emit("constraint.changed", rel + (key,), a, b, detail=key)
+
+
+def _pattern(w, rel, a, b):
+    """Two patterns compared as the strings they match (``regex.compare``):
+    a pattern that matches more is a loosening, fewer a tightening, the same
+    strings no change; where that cannot be said, a change."""
+    from pipeline.engine import regex
+
+    kind = regex.compare(a, b)
+    if kind == "same":
+        w.claims.append(rel + ("pattern",))
+        return
+    rule = {"wider": "constraint.loosened", "narrower": "constraint.tightened"}.get(
+        kind, "constraint.changed")
+    w.emit(rule, rel + ("pattern",), a, b, detail="pattern")
 
 
 LOWER_BOUNDS = ("minLength", "minItems", "minProperties", "minContains")
@@ -585,9 +602,10 @@ def _combinators(w, old, new, rel):
         first = len(w.changes)
         for before, after in pairs:
             w.compare(before, after, path + (_position(b, after),))
-        if key == "anyOf":
+        if key == "anyOf" or (key == "oneOf" and _apart(a, a) and _apart(b, b)):
             # a branch whose values another branch of the other side takes
-            # moved nothing in or out
+            # moved nothing in or out (for a oneOf, where no value matches
+            # two branches of either side)
             removed = [x for x in removed if not any(takes(y, x) for y in b)]
             added = [x for x in added if not any(takes(y, x) for y in a)]
         if key == "oneOf" and (

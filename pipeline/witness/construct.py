@@ -355,6 +355,16 @@ def values(loc, current, suffix, depth=0, hints=()):
         for kind in inst.types_of(a_node):
             out += _typed(a_node, kind)
     elif key in ("minLength", "maxLength", "pattern", "format"):
+        if key == "pattern":
+            # a string the accepting side's pattern matches and the other's does not
+            from pipeline.engine.regex import lost
+
+            mine, theirs = _sub(a_flat, "pattern"), _sub(flatten(r_node) if isinstance(r_node, dict)
+                                                        else {}, "pattern")
+            if isinstance(mine, str):
+                found = lost(mine, theirs) if isinstance(theirs, str) else None
+                if found is not None:
+                    out.append(found)
         lengths = _lengths_near(("minLength", "maxLength"), a_node, r_node) + [0, 1]
         for n in lengths:
             for fill in ("a", "0", "-"):
