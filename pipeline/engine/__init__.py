@@ -9,8 +9,7 @@ import itertools
 from pipeline.engine.behaviour import diff_probes
 from pipeline.engine.change import Change
 from pipeline.engine.entities import diff_prompts, diff_resources, diff_templates
-from pipeline.engine.equality import same
-from pipeline.engine.normalise import canonical
+from pipeline.engine.equality import canonical, same
 from pipeline.engine.server import diff_server
 from pipeline.engine.tools import diff_tools
 

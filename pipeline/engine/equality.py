@@ -10,6 +10,7 @@ disagree (another key order, ``1`` against ``1.0``, ``true`` against ``1``)
 does an exact typed walk have the last word.
 """
 
+import json
 import marshal
 
 
@@ -36,3 +37,26 @@ def _typed(a, b) -> bool:
     if kind is list:
         return type(b) is list and len(a) == len(b) and all(map(_typed, a, b))
     return a == b
+
+
+# A stable text form, for sorting and as a key. One encoder, built once:
+# json.dumps with options builds a new one on every call.
+canonical = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode
+
+
+def json_key(value) -> str:
+    """A text form JSON-equal values share (canonical, every integral float
+    written as the integer it equals), for set membership."""
+    return canonical(_integral(value))
+
+
+def _integral(value):
+    kind = type(value)
+    if kind is float and value.is_integer():
+        return int(value)
+    # strings, the most common values, without a call each
+    if kind is dict:
+        return {k: v if type(v) is str else _integral(v) for k, v in value.items()}
+    if kind is list:
+        return [v if type(v) is str else _integral(v) for v in value]
+    return value

@@ -54,6 +54,17 @@ ACTS_ON = {
 TYPE_SPECIFIC = frozenset(ACTS_ON)
 
 
+# Keywords that read each other: merged into one schema, a keyword of one
+# group from each side would change what it means (``additionalProperties``
+# beside another schema's ``properties``), so such a pair stays an ``allOf``.
+READ_TOGETHER = (
+    frozenset({"properties", "patternProperties", "additionalProperties", "unevaluatedProperties"}),
+    frozenset({"prefixItems", "items", "additionalItems", "unevaluatedItems"}),
+    frozenset({"if", "then", "else"}),
+    frozenset({"contains", "minContains", "maxContains"}),
+)
+
+
 def keyword_at(parts):
     """The keyword whose value holds the place ``parts`` (a path inside a
     schema): the last keyword met in a keyword's position, where a plain

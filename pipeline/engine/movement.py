@@ -12,9 +12,8 @@ and do not decide this.
 """
 
 from pipeline.engine.behaviour import fingerprint
-from pipeline.engine.equality import same
+from pipeline.engine.equality import json_key, same
 from pipeline.engine.manifest import ENTITY_KEYS
-from pipeline.engine.normalise import json_key
 from pipeline.engine.server import TRANSPORT
 
 

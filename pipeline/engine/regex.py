@@ -16,7 +16,8 @@ means is ECMA-262's, spelled out here.
 """
 
 try:  # Python 3.11+
-    from re import _constants as _c, _parser as _p
+    from re import _constants as _c
+    from re import _parser as _p
 except ImportError:  # pragma: no cover - older Pythons
     import sre_constants as _c
     import sre_parse as _p

@@ -2,8 +2,8 @@
 
 from pipeline.engine import prose
 from pipeline.engine.change import Change, pointer
-from pipeline.engine.equality import same
-from pipeline.engine.normalise import canonical, normalise_schema
+from pipeline.engine.equality import canonical, same
+from pipeline.engine.normalise import normalise_schema
 from pipeline.engine.schema import diff_schema
 
 MODELLED = frozenset({"name", "title", "description", "inputSchema", "outputSchema",

@@ -23,8 +23,9 @@ import time
 
 from pipeline.engine.catalog import RANK, RULES
 from pipeline.engine.change import short
+from pipeline.engine.equality import canonical
 from pipeline.engine.keywords import keyword_at
-from pipeline.engine.normalise import canonical, normalise_schema
+from pipeline.engine.normalise import normalise_schema
 
 # construct / search / instance / validate import the validator (jsonschema-rs):
 # they load inside witness_for, only when a schema change really needs a witness.
@@ -310,8 +311,13 @@ def _work(change, rule, side, suffix, rule_rel, old_raw, new_raw, max_candidates
     key = SIDE_KEY[side]
     from pipeline.witness import construct, search, validate
     from pipeline.witness.instance import longest_string, size
-    from pipeline.witness.validate import (FANCY_TEXT, SchemaUnusable, judge, own_judge,
-                                           validator_label)
+    from pipeline.witness.validate import (
+        FANCY_TEXT,
+        SchemaUnusable,
+        judge,
+        own_judge,
+        validator_label,
+    )
 
     a_raw, r_raw = (old_raw, new_raw) if side == "input" else (new_raw, old_raw)
     kind = "rejected" if side == "input" else "accepted"

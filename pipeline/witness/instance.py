@@ -9,7 +9,7 @@ Deterministic: no randomness, sorted iteration everywhere.
 
 import math
 
-from pipeline.engine.normalise import canonical
+from pipeline.engine.equality import canonical
 from pipeline.witness.regexgen import shortest
 from pipeline.witness.validate import matches, quick
 

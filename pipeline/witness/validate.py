@@ -30,7 +30,7 @@ import os
 
 import jsonschema_rs
 
-from pipeline.engine.normalise import canonical
+from pipeline.engine.equality import canonical
 
 DEFAULT = jsonschema_rs.Draft202012Validator
 OLDER = (jsonschema_rs.Draft201909Validator, jsonschema_rs.Draft7Validator,

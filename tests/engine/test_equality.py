@@ -3,7 +3,7 @@
 import pytest
 
 from pipeline.engine.equality import same
-from pipeline.engine.normalise import json_key
+from pipeline.engine.equality import json_key
 
 EQUAL = [
     ({"listChanged": True, "subscribe": False}, {"subscribe": False, "listChanged": True}),

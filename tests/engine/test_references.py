@@ -82,7 +82,7 @@ def _tool(key, schema):
     return {"tools": [{"name": "t", key: schema}]}
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(["inputSchema", "outputSchema"]).flatmap(
     lambda key: st.tuples(st.just(key), moved(INPUT_SCHEMAS if key == "inputSchema" else OUTPUT_SCHEMAS))),
     st.data())

@@ -64,3 +64,19 @@ def test_a_second_survey_captures_again_but_diffs_nothing(first_run):
     summary = json.loads(result.stdout)
     assert summary["captures"] == 8  # the same contracts: no new rows
     assert summary["pairs_diffed"] == 0 and summary["pairs_cached"] == 6
+
+
+def test_a_version_bump_is_the_identity_only(first_run):
+    """The demo servers speak the 2026-07-28 revision, which repeats
+    serverInfo under the result's _meta: each release's version bump is one
+    identity change (DOCUMENTATION), never a server field change."""
+    cwd, _ = first_run
+    con = Lake(str(cwd / "lake")).connect()
+    server = con.execute("SELECT rule, severity, path FROM changes WHERE rule LIKE 'server.%' "
+                         "ORDER BY ALL").fetchall()
+    assert server and {(rule, severity) for rule, severity, _ in server} == {
+        ("server.identity.changed", "DOCUMENTATION")}
+    assert {path for *_, path in server} == {"/serverInfo/version"}
+    stamped = con.execute("SELECT count(*) FROM manifests WHERE manifest_json LIKE "
+                          "'%io.modelcontextprotocol/serverInfo%'").fetchone()[0]
+    assert stamped > 0  # the captures do carry the _meta stamp the engine reads past
