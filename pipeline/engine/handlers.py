@@ -138,10 +138,27 @@ def _bounds(w, old, new, rel):
             inward = a is MISSING
         else:
             inward = (b > a) if key in LOWER_BOUNDS else (b < a)
+        if key == "minLength" and _pattern_reaches(old if inward else new, a if inward else b,
+                                                   b if inward else a):
+            w.claims.append(rel + (key,))  # the pattern held strings to that length already
+            continue
         w.emit("constraint.tightened" if inward else "constraint.loosened", rel + (key,), a, b,
                detail=key)
     for inclusive, exclusive, lower in NUMERIC_BOUNDS:
         _numeric_bound(w, old, new, rel, inclusive, exclusive, lower)
+
+
+def _pattern_reaches(wider, low, high) -> bool:
+    """Does the wider side's own ``pattern`` already keep every string it
+    takes at ``high`` characters or more (so moving ``minLength`` from
+    ``low`` to ``high`` changes nothing)?"""
+    from pipeline.engine import regex
+
+    pattern = wider.get("pattern")
+    if not isinstance(pattern, str) or not _is_number(high):
+        return False
+    least = regex.shortest(pattern)
+    return least is not None and least >= high
 
 
 def _effective(node, inclusive, exclusive, lower):
@@ -292,7 +309,10 @@ def _combinators(w, old, new, rel):
     a pair is compared inside, walk and net both. oneOf is orderable like
     anyOf only where a branch added or removed shares no type with the
     others (no value can match two); otherwise a moved oneOf is not, unless
-    the swap only touched prose."""
+    the swap only touched prose. An anyOf that became a oneOf (or back)
+    whose branches no value can match twice is one combinator respelled:
+    its branches are compared, under the new side's keyword."""
+    old = _respelled(w, old, new, rel)
     for key in ("allOf", "anyOf", "oneOf"):
         a, b = old.get(key, MISSING), new.get(key, MISSING)
         path = rel + (key,)
@@ -331,6 +351,20 @@ def _combinators(w, old, new, rel):
             for branch in removed:
                 w.emit(shrink, path, branch, MISSING, detail=f"{key} branch removed")
         w.claims.append(path)
+
+
+def _respelled(w, old, new, rel):
+    """``old`` with its anyOf / oneOf under the key ``new`` uses, when one
+    side has each and the oneOf's branches are apart (then they mean the
+    same); the old keyword's place is claimed."""
+    for was, now in (("anyOf", "oneOf"), ("oneOf", "anyOf")):
+        if was in old and now in new and now not in old and was not in new \
+                and isinstance(old[was], list) and isinstance(new[now], list):
+            branches = old[was] if was == "oneOf" else new[now]
+            if apart(branches, branches):
+                w.claims.append(rel + (was,))
+                return {**{k: v for k, v in old.items() if k != was}, now: old[was]}
+    return old
 
 
 def partners(w, removed, added) -> list:

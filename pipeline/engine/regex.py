@@ -4,7 +4,8 @@ A ``pattern`` change is a tightening when every string the new pattern
 matches the old one matched too, a loosening the other way round, no change
 when both hold. This module decides that for patterns of the common kind
 (literals, classes, ``\\d \\w \\s .``, groups, alternation, repetition, ``^``
-and ``$`` at the ends) by walking the two automata together, and gives a
+and ``$`` at the ends, lookaheads right after the ``^``) by walking the
+automata together, and gives a
 string that tells them apart when there is one. Patterns are ECMA-262 and
 match anywhere in the string (``search``), as JSON Schema reads them.
 
@@ -150,7 +151,10 @@ def _class(items):
 
 
 def _language(pattern):
-    """(nfa, start, end, anchored at start, anchored at end) of a pattern."""
+    """The parts of a pattern's language: [(nfa, start, end, wanted)], a
+    string being in it when each part's automaton accepts it exactly where
+    ``wanted`` (the pattern itself, and each lookahead it opens with: ``^(?=R)``
+    wants R and anything after, ``^(?!R)`` does not)."""
     if not isinstance(pattern, str) or len(pattern) > MAX_PATTERN:
         raise _Unknown("pattern too long")
     try:
@@ -162,9 +166,23 @@ def _language(pattern):
     parsed = list(tree)
     head = bool(parsed) and str(parsed[0][0]) == "AT" and str(parsed[0][1]) in (
         "AT_BEGINNING", "AT_BEGINNING_STRING")
-    tail = bool(parsed) and str(parsed[-1][0]) == "AT" and str(parsed[-1][1]) in (
+    parts = []
+    rest = parsed[1:] if head else parsed
+    while head and rest and str(rest[0][0]) in ("ASSERT", "ASSERT_NOT"):
+        direction, look = rest[0][1]
+        if direction != 1:
+            raise _Unknown("lookbehind")
+        parts.append(_part(list(look), True, str(rest[0][0]) == "ASSERT"))
+        rest = rest[1:]
+    return [_part(rest, head, True)] + parts
+
+
+def _part(items, head, wanted):
+    """One automaton: ``items`` matched from the start when ``head``, else
+    anywhere; to the end when they end with ``$``, else with anything after."""
+    tail = bool(items) and str(items[-1][0]) == "AT" and str(items[-1][1]) in (
         "AT_END", "AT_END_STRING")
-    body = parsed[1 if head else 0: len(parsed) - (1 if tail else 0)]
+    body = items[: len(items) - 1] if tail else items
     nfa = _Nfa()
     start, end = nfa.piece(body)
     if not head:  # anything may come first
@@ -176,7 +194,7 @@ def _language(pattern):
         nfa.moves[end].append((None, after))
         nfa.moves[after].append(([(0, TOP)], after))
         end = after
-    return nfa, start, end
+    return nfa, start, end, wanted
 
 
 def _closure(nfa, states):
@@ -221,29 +239,50 @@ def _printable(points):
     return out
 
 
+def _accepts(parts, states) -> bool:
+    return all((end in state) == wanted for (nfa, start, end, wanted), state in zip(parts, states))
+
+
+def _begin(parts):
+    return tuple(_closure(nfa, [start]) for nfa, start, end, wanted in parts)
+
+
+def _advance(parts, states, char):
+    return tuple(_step(nfa, state, char) for (nfa, *_), state in zip(parts, states))
+
+
 def difference(a, b):
-    """A string pattern ``a`` matches and ``b`` does not; "" may be one;
-    None when there is none. Raises _Unknown when it cannot say."""
-    na, sa, ea = _language(a)
-    nb, sb, eb = _language(b)
-    chars = _printable(_points(na, nb))
-    first = (_closure(na, [sa]), _closure(nb, [sb]))
+    """The shortest string pattern ``a`` matches and ``b`` does not ("" may
+    be one); None when there is none. Raises _Unknown when it cannot say."""
+    pa, pb = _language(a), _language(b)
+    chars = _printable(_points(*(nfa for nfa, *_ in pa + pb)))
+    first = (_begin(pa), _begin(pb))
     seen = {first: ""}
     queue = [first]
     while queue:
         pair = queue.pop(0)
         text = seen[pair]
-        if ea in pair[0] and eb not in pair[1]:
+        if _accepts(pa, pair[0]) and not _accepts(pb, pair[1]):
             return text
         for char in chars:
-            nxt = (_step(na, pair[0], char), _step(nb, pair[1], char))
-            if not nxt[0] or nxt in seen:
-                continue
+            nxt = (_advance(pa, pair[0], char), _advance(pb, pair[1], char))
+            if not nxt[0][0] or nxt in seen:
+                continue  # the pattern itself can no longer match: nothing of a's ahead
             if len(seen) >= MAX_STATES:
                 raise _Unknown("too many states")
             seen[nxt] = text + chr(char)
             queue.append(nxt)
     return None
+
+
+def shortest(pattern):
+    """The length of the shortest string ``pattern`` matches (None: none
+    matches, or it cannot say)."""
+    try:
+        found = difference(pattern, "^(?=a)b")  # a pattern that matches nothing
+    except (_Unknown, RecursionError, MemoryError):
+        return None
+    return None if found is None else len(found)
 
 
 def compare(old, new):

@@ -448,6 +448,13 @@ def _work(change, rule, side, suffix, rule_rel, old_raw, new_raw, max_candidates
                 break
         if found is not None:
             break
+    if found is None and loose is None and ('"format"' in a_text or '"format"' in r_text):
+        # before the search: a change only a format tells apart has no witness to find
+        shown = _without_formats(loc, suffix, a_raw, a_text, r_raw, r_text, quick, change, clock)
+        if shown is not None:
+            return None, (f"format-only: {short(shown)} shows the change only where `format` is "
+                          "read as an annotation (the 2020-12 default); a validator that asserts "
+                          "formats takes it on neither side or on both")
     searched = 0
     if found is None and loose is None and not (
             side == "input" and suffix == "property.removed" and ignored is not None):
@@ -465,12 +472,6 @@ def _work(change, rule, side, suffix, rule_rel, old_raw, new_raw, max_candidates
     need = 2
     if found is None and loose is not None:
         found, need = loose, 1
-    if found is None and ('"format"' in a_text or '"format"' in r_text):
-        shown = _without_formats(loc, suffix, a_raw, a_text, r_raw, r_text, quick, change, clock)
-        if shown is not None:
-            return None, (f"format-only: {short(shown)} shows the change only where `format` is "
-                          "read as an annotation (the 2020-12 default); a validator that asserts "
-                          "formats takes it on neither side or on both")
     if found is None:
         name = str(rel[-1]) if rel else ""
         if suffix == "schema.changed":

@@ -11,10 +11,16 @@ from pipeline.engine.regex import MAX_PATTERN, compare, lost
 PIECES = ["a", "b", "[ab]", "[a-c]", "\\d", "[0-9a]", "x?", "(?:ab|b)", "a+", "b*", "[^a]", "."]
 
 
+LOOKS = ["", "(?!a)", "(?=.b)", "(?!.*ab)", "(?=[ab]*$)"]
+
+
 @st.composite
 def patterns(draw):
     body = "".join(draw(st.lists(st.sampled_from(PIECES), min_size=1, max_size=4)))
-    return draw(st.sampled_from(["^{}$", "{}", "^{}", "{}$"])).format(body)
+    shape = draw(st.sampled_from(["^{}$", "{}", "^{}", "{}$"]))
+    if shape.startswith("^"):  # lookaheads are read right after the ^
+        body = draw(st.sampled_from(LOOKS)) + body
+    return shape.format(body)
 
 
 def _search(pattern, text):
@@ -51,7 +57,8 @@ def test_named_verdicts():
 
 
 def test_what_it_cannot_read_or_bound_it_does_not_judge():
-    assert compare("^(?!\\.)x$", "^x$") is None          # lookaround
+    assert compare("^a(?=b)", "^ab") is None             # a lookahead past the start
+    assert compare("(?<=a)b", "b") is None               # lookbehind
     assert compare("^(a)\\1$", "^aa$") is None           # backreference
     assert compare("^a{1000}$", "^a*$") is None          # repetition past the bound
     assert compare("a" * (MAX_PATTERN + 1), "a") is None  # a pattern past the bound
