@@ -25,6 +25,7 @@ from pipeline.engine.catalog import RANK, RULES
 from pipeline.engine.change import short
 from pipeline.engine.equality import canonical
 from pipeline.engine.keywords import keyword_at
+from pipeline.witness.evidence import UNEXPLAINED, evidence
 from pipeline.engine.normalise import normalise_schema
 
 # construct / search / instance / validate import the validator (jsonschema-rs):
@@ -148,8 +149,27 @@ def attach_witnesses(result, min_severity="BREAKING", max_candidates=200, max_co
             stats.bump("cut_short")
         else:
             stats.bump("not_found")
+    _borrowed(result.changes, stats)
     stats["seconds"] = round(time.perf_counter() - started, 6)
     return dict(stats)
+
+
+def _borrowed(changes, stats):
+    """A combinator's own change (a oneOf whose branches moved) that found no
+    witness is shown by the witness of a change inside it, on the same side:
+    that value already crosses the combinator the wrong way."""
+    witnessed = [c for c in changes if c.witness is not None]
+    for change in changes:
+        if change.witness is not None or not change.path.endswith(("/anyOf", "/oneOf", "/allOf")) \
+                or change.witness_note is None or evidence(None, change.witness_note) != UNEXPLAINED:
+            continue
+        inside = next((c for c in witnessed if c.path.startswith(change.path + "/")
+                       and c.rule.split(".")[1] == change.rule.split(".")[1]), None)
+        if inside is not None:
+            stats["cut_short" if "cut short" in change.witness_note else "not_found"] -= 1
+            stats["witnessed"] += 1
+            change.witness = copy.deepcopy(inside.witness)
+            change.witness_note = f"the witness of {inside.rule} at {inside.path}, inside this combinator"
 
 
 def _tools(manifest):

@@ -114,6 +114,21 @@ def locate(rel, a_root, r_root, suffix) -> Location:
             a_loc = a_node = _branch(a_node, "prefixItems", index) or _sub(a_node, "items", {})
             r_loc = r_node = _branch(r_node, "prefixItems", index) or _sub(r_node, "items", {})
             step = 2
+        elif part in COMBINATORS and i + 1 < len(parts) and isinstance(parts[i + 1], int) \
+                and not (isinstance(r_node, dict) and part in r_node) and isinstance(a_node, dict) \
+                and part in a_node:
+            # the rejecting side is that branch written plain (the walk read
+            # it as a combinator of one): its errors name no combinator here
+            holder = a_node
+            a_node = _branch(a_node, part, parts[i + 1])
+            if part != "allOf":
+                shaped = {"allOf": [{k: v for k, v in holder.items() if k != part}, a_node]}
+                if loc.a_schemas:
+                    loc.a_schemas[-1] = shaped
+                else:
+                    loc.root = shaped
+            i += 2
+            continue
         elif part in COMBINATORS and i + 1 < len(parts) and isinstance(parts[i + 1], int):
             # same instance place, one branch deeper in the schema (its
             # errors come nested under the combinator's, at this branch)

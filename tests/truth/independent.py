@@ -101,12 +101,13 @@ def _child(root, node, where, key):
     return None
 
 
-def place_of(root, parts):
+def place_of(root, parts, node=None, where=""):
     """The pointer of the schema node a change's path parts (below the tool's
-    schema) name, read through references; stops at a combinator's branch
-    index (the engine numbers branches in its own order) and at a keyword
-    whose value is no schema. (pointer, parts used)."""
-    node, where = root, ""
+    schema, or below ``node`` at pointer ``where``) name, read through
+    references; stops at a combinator's branch index (the engine numbers
+    branches in its own order) and at a keyword whose value is no schema.
+    (pointer, parts used)."""
+    node = root if node is None else node
     used = 0
     i = 0
     while i < len(parts):
@@ -135,6 +136,45 @@ def place_of(root, parts):
             break
         used = i
     return where, used
+
+
+def places_of(root, parts, limit=16):
+    """Every place the parts can name, reading each combinator branch index
+    as any of the raw branches (the engine numbers them in its own order):
+    [(pointer, parts used)], the deepest first, at most ``limit``."""
+    out = []
+
+    def walk(node, where, i, used):
+        if len(out) >= limit * 4:
+            return
+        if i + 1 < len(parts) and parts[i] in ("anyOf", "oneOf", "allOf") and str(parts[i + 1]).isdigit():
+            target, at = deref(root, node, where)
+            branches = target.get(parts[i]) if isinstance(target, dict) else None
+            if isinstance(branches, list):
+                for n, branch in enumerate(branches):
+                    walk(branch, f"{at}/{parts[i]}/{n}", i + 2, i + 2)
+            else:  # a plain schema is a combinator of one branch: itself
+                walk(node, where, i + 2, i + 2)
+            out.append((where, used))
+            return
+        reached, more = place_of(root, parts[i:], node, where)
+        i += more
+        if more:
+            node = pointer_target(root, "#" + reached) if reached else root
+            where, used = reached, i
+        if more and i < len(parts) and parts[i] in ("anyOf", "oneOf", "allOf"):
+            walk(node, where, i, used)
+        else:
+            out.append((where, used))
+
+    walk(root, "", 0, 0)
+    out.sort(key=lambda p: -p[1])
+    seen, unique = set(), []
+    for place in out:
+        if place not in seen:
+            seen.add(place)
+            unique.append(place)
+    return unique[:limit]
 
 
 # --- validators ----------------------------------------------------------------
@@ -266,17 +306,18 @@ def look_closer(change, old_tool, new_tool, examples=120):
     rule = change["rule"].split(".", 2)[2]
     if rule in PROPERTY_RULES and len(parts) >= 2 and parts[-2] == "properties":
         parts = parts[:-2]
-    a_where, a_used = place_of(accepting, parts)
-    r_where, r_used = place_of(rejecting, parts)
-    used = min(a_used, r_used)
-    if used != a_used:
-        a_where, _ = place_of(accepting, parts[:used])
-    if used != r_used:
-        r_where, _ = place_of(rejecting, parts[:used])
-    a_check, r_check = validator(accepting, a_where), validator(rejecting, r_where)
-    node = pointer_target(accepting, "#" + a_where) if a_where else accepting
-    gen = standalone(accepting, node)
-    found = distinguishing(gen, lambda v: accepts(a_check, v) and not accepts(r_check, v), examples)
-    if found is not None:
-        return "distinguished", {"place": "/".join(map(str, parts[:used])), "value": found}
+    # every reading of the combinator branches on each side, deepest first
+    pairs = [(a, r) for a in places_of(accepting, parts) for r in places_of(rejecting, parts)
+             if a[1] == r[1]][:8]
+    if not pairs:
+        pairs = [(("", 0), ("", 0))]
+    used = pairs[0][0][1]
+    for (a_where, used), (r_where, _) in pairs:
+        a_check, r_check = validator(accepting, a_where), validator(rejecting, r_where)
+        node = pointer_target(accepting, "#" + a_where) if a_where else accepting
+        gen = standalone(accepting, node)
+        found = distinguishing(gen, lambda v: accepts(a_check, v) and not accepts(r_check, v),
+                               max(20, examples // len(pairs)))
+        if found is not None:
+            return "distinguished", {"place": "/".join(map(str, parts[:used])), "value": found}
     return "unshown", {"place": "/".join(map(str, parts[:used]))}
