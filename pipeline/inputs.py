@@ -4,7 +4,11 @@
     read_text(path, limit)        the same, decoded as UTF-8
     load_yaml(text, where)        YAML with aliases, nesting and size bounded
     compose_yaml(text, where)     the same checks, the node graph (for line numbers)
+    load_json(data, where)        JSON with nesting and size bounded (servers' messages,
+                                  lake cells, files, judges' answers: every untrusted decode)
+    check_depth(value, where)     the nesting bound alone, for a value decoded already
     unique_keys(pairs)            a ``json`` object_pairs_hook that refuses duplicate keys
+    gunzip(data, where, limit)    a whole gzip file: every member, each trailer checked
 
 Every file the CLI reads goes through ``read_bytes``: the size is checked
 before reading (on the open file, so a swapped symlink cannot dodge it), only
@@ -20,6 +24,7 @@ import stat
 from pipeline.errors import InputError
 
 DEFAULT_LIMIT = 64 * 1024 * 1024
+JSON_MAX_DEPTH = 256          # nested arrays and objects in one JSON value (a manifest's limit)
 YAML_MAX_DEPTH = 256          # nested collections in one YAML document (a manifest's limit)
 YAML_MAX_NODES = 1_000_000    # nodes after every alias is expanded (a billion laughs is 10**9)
 
@@ -212,6 +217,70 @@ def _children(node) -> list:
 
 
 # --- JSON ---------------------------------------------------------------------
+
+def load_json(data, where: str, max_depth: int = JSON_MAX_DEPTH, max_bytes: int = DEFAULT_LIMIT,
+              strict: bool = False):
+    """One JSON value from bytes or text someone else wrote, or ``InputError``
+    naming ``where``: more than ``max_bytes``, not UTF-8, not JSON, or nested
+    deeper than ``max_depth``. The decoder's own recursion limit is met as
+    that same error (a line of 100,000 ``[`` is one error, never a
+    ``RecursionError``), and a value it accepts is walked once more, level by
+    level, so nothing that recurses over it later meets Python's limit
+    either. ``strict`` also refuses NaN, infinities and duplicate keys."""
+    import json
+
+    if len(data) > max_bytes:
+        raise InputError(where, f"larger than the {max_bytes}-byte limit ({len(data)} bytes)")
+    if isinstance(data, (bytes, bytearray, memoryview)):
+        data = bytes(data)
+        try:
+            data = data.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise InputError(where, f"not valid UTF-8 (byte 0x{data[exc.start]:02x} "
+                                    f"at offset {exc.start})") from None
+    options = {"parse_constant": _no_constant, "parse_float": _finite_float,
+               "object_pairs_hook": unique_keys} if strict else {}
+    try:
+        value = json.loads(data, **options)
+    except json.JSONDecodeError as exc:
+        raise InputError(where, f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    except ValueError as exc:
+        raise InputError(where, f"invalid JSON: {exc}") from None
+    except RecursionError:
+        raise TooDeep(where, f"nesting deeper than the limit of {max_depth} levels") from None
+    check_depth(value, where, max_depth)
+    return value
+
+
+class TooDeep(InputError):
+    """JSON nested deeper than its limit: valid, maybe, but refused."""
+
+
+def check_depth(value, where: str, max_depth: int = JSON_MAX_DEPTH) -> None:
+    """``InputError`` when arrays and objects nest deeper than ``max_depth``.
+    Level by level, so the walk is a few C-level list builds per level
+    rather than a push and pop per container."""
+    level, depth = ([value] if type(value) is dict or type(value) is list else []), 1
+    while level:
+        if depth > max_depth:
+            raise TooDeep(where, f"nesting deeper than the limit of {max_depth} levels")
+        deeper = []
+        for node in level:
+            values = node.values() if type(node) is dict else node
+            deeper.extend([v for v in values if type(v) is dict or type(v) is list])
+        level, depth = deeper, depth + 1
+
+
+def _no_constant(name):
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def _finite_float(text):
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise ValueError(f"number {text} is out of range")
+    return value
+
 
 class DuplicateKey(ValueError):
     pass

@@ -143,9 +143,11 @@ def run(args: argparse.Namespace) -> int:
     note = f"; {len(skipped)} already captured (skipped; --recapture to capture again)" if skipped else ""
     print(f"crawled {len(records)} capture(s): {ok} ok, {len(records) - ok} failed{note}; "
           f"manifests and crawl-log.jsonl in {out}")
+    from pipeline.report.safe import visible  # ids, versions and errors come from the servers
+
     for r in records:
         if not r.ok:
-            print(f"  {r.id} {r.version}: {r.error_kind}: {r.error}", file=sys.stderr)
+            print(visible(f"  {r.id} {r.version}: {r.error_kind}: {r.error}"), file=sys.stderr)
     return 1 if ok < len(records) else 0
 
 
@@ -167,8 +169,10 @@ class _TtyProgress:
 
     def update(self, rec, done: int, total: int) -> None:
         if self._bar is not None:
+            from pipeline.progress import plain
+
             state = "ok" if rec.ok else rec.error_kind
-            self._bar.update(self._task, completed=done, description=f"{rec.id} {rec.version}: {state}")
+            self._bar.update(self._task, completed=done, description=plain(f"{rec.id} {rec.version}: {state}"))
 
     def stop(self) -> None:
         if self._bar is not None:

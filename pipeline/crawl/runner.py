@@ -32,6 +32,11 @@ from typing import Callable
 
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
 
+from pipeline.errors import InputError
+from pipeline.files import make_folder, open_append, write_file
+from pipeline.inputs import load_json, read_bytes
+from pipeline.names import path_in
+
 from .errors import CrawlError, cause_lines
 from .http import StreamableHttpTransport
 from .model import ClientIdentity, CaptureRecord, Limits, PackageSpec, Target
@@ -285,16 +290,19 @@ def _scrub(value, secrets: set[str]):
 
 
 def write_manifest(out_dir: Path, rec: CaptureRecord) -> Path:
+    """The capture as ``out_dir/<id>/<version>.json``, written whole (a capture
+    folder that is a link elsewhere is refused)."""
     path = manifest_path(out_dir, rec.id, rec.version)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.parent / f".{path.name}.{os.getpid()}.tmp"
-    tmp.write_text(json.dumps(rec.manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    make_folder(out_dir, path.parent.name)
+    write_file(path, json.dumps(rec.manifest, indent=2, ensure_ascii=False) + "\n")
     return path
 
 
 def manifest_path(out_dir: Path, server_id: str, version: str) -> Path:
-    return out_dir / safe_name(server_id) / f"{safe_name(version)}.json"
+    """Where a capture goes: the id and the version spelled as safe names
+    (``pipeline.names``), each checked as one."""
+    return Path(path_in(path_in(out_dir, safe_name(server_id), what="server id"),
+                        safe_name(version), ".json", what="version"))
 
 
 def good_captures(out_dir: Path) -> set[tuple[str, str]]:
@@ -302,15 +310,15 @@ def good_captures(out_dir: Path) -> set[tuple[str, str]]:
     file is there and the last log row of that pair is a clean success."""
     last: dict[tuple[str, str], dict] = {}
     try:
-        with open(out_dir / "crawl-log.jsonl", encoding="utf-8", errors="replace") as fh:
-            for line in fh:
-                try:
-                    row = json.loads(line)
-                    last[(str(row["id"]), str(row["version"]))] = row
-                except (ValueError, KeyError, TypeError):
-                    continue
-    except OSError:
+        data = read_bytes(out_dir / "crawl-log.jsonl", what="crawl log")
+    except InputError:
         return set()
+    for line in data.splitlines():
+        try:
+            row = load_json(line, "a crawl-log line")  # bounded: the folder may come from anyone
+            last[(str(row["id"]), str(row["version"]))] = row
+        except (InputError, KeyError, TypeError):
+            continue
     return {key for key, row in last.items()
             if row.get("ok") is True and not row.get("error_kind") and manifest_path(out_dir, *key).is_file()}
 
@@ -351,18 +359,19 @@ async def crawl(targets: list[Target], limits: Limits, out_dir: str | Path, *,
     log_path = out_dir / "crawl-log.jsonl"
     done = 0
     written: dict[Path, tuple[str, str]] = {}
-    with open(log_path, "a", encoding="utf-8") as log:
+    with open_append(log_path) as log:  # never through a link
         def finish(rec: CaptureRecord) -> None:
             nonlocal done
             if rec.ok and rec.manifest is not None:
-                path = manifest_path(out_dir, rec.id, rec.version)
-                other = written.setdefault(path, (rec.id, rec.version))
-                if other != (rec.id, rec.version):  # two versions (or ids) meeting in one file name
-                    rec.ok, rec.manifest, rec.error_kind = False, None, "bad_target"
-                    rec.error = (f"{rec.id} {rec.version} and {other[0]} {other[1]} would write the same file "
-                                 f"{path.relative_to(out_dir).as_posix()}; not written")
-                else:
+                try:
+                    path = manifest_path(out_dir, rec.id, rec.version)
+                    other = written.setdefault(path, (rec.id, rec.version))
+                    if other != (rec.id, rec.version):  # two versions (or ids) meeting in one file name
+                        raise InputError(f"{rec.id} {rec.version}", f"{other[0]} {other[1]} would write the "
+                                         f"same file {path.relative_to(out_dir).as_posix()}; not written")
                     rec.path = write_manifest(out_dir, rec).relative_to(out_dir).as_posix()
+                except InputError as exc:  # a name or a folder that cannot be written: that capture's failure
+                    rec.ok, rec.manifest, rec.error_kind, rec.error = False, None, "bad_target", str(exc)
             log.write(json.dumps(rec.log_row(), ensure_ascii=False) + "\n")
             log.flush()
             done += 1

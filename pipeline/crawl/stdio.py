@@ -170,7 +170,9 @@ class StdioTransport:
                 continue
             try:
                 return jsonrpc.decode(line, "stdout line")
-            except CrawlError:
+            except CrawlError as exc:
+                if exc.kind != "protocol_error":  # JSON over a bound fails the capture
+                    raise
                 # a banner or a log line on stdout: skipped, as the SDK client does
                 self.noise_lines += 1
                 if self.noise_sample is None:

@@ -12,13 +12,13 @@ takes the rows of its queries as a list of dicts or a Polars DataFrame.
 import dataclasses
 import decimal
 import fnmatch
-import html
 import io
-import os
 import pathlib
 
 from pipeline import progress
 from pipeline.engine.catalog import SEVERITIES
+from pipeline.files import write_file
+from pipeline.report.safe import html_text, md_code, md_text
 
 from pipeline.resources import SQL_DIR as SQL
 COLOURS = {"BREAKING": "#c62828", "POTENTIALLY_BREAKING": "#ef6c00",
@@ -510,10 +510,12 @@ def render(name: str, facts):
 
 
 def save_png(figure, path, dpi=110) -> pathlib.Path:
+    """The figure as a PNG file, written whole (``pipeline.files``)."""
+    from pipeline.files import replacing
+
     path = pathlib.Path(path)
-    temporary = path.with_name(f".{path.name}.tmp")
-    figure.savefig(temporary, format="png", dpi=dpi)
-    os.replace(temporary, path)
+    with replacing(path) as handle:
+        figure.savefig(handle, format="png", dpi=dpi)
     return path
 
 
@@ -548,9 +550,7 @@ def write_report(con, folder, engine, policy_id, plots=ALL_PLOTS) -> dict:
     folder.mkdir(parents=True, exist_ok=True)
     facts["engine"], facts["policy"] = engine, policy_id
     for name, text in (("survey.md", markdown(facts)), ("survey.html", page(facts))):
-        temporary = folder / f".{name}.tmp"
-        temporary.write_text(text, encoding="utf-8")
-        os.replace(temporary, folder / name)
+        write_file(folder / name, text)
     facts["markdown"], facts["html"] = folder / "survey.md", folder / "survey.html"
     return facts
 
@@ -560,7 +560,10 @@ def _under_bumped(facts) -> list:
 
 
 def markdown(facts) -> str:
-    out = ["# mcpdelta survey", "", f"Engine `{facts['engine']}`, policy `{facts['policy']}`.", "",
+    """survey.md: every value from the lake through ``md_text`` / ``md_code``
+    (a server chose the names and versions it shows)."""
+    t = md_text
+    out = ["# mcpdelta survey", "", f"Engine {md_code(facts['engine'])}, policy {md_code(facts['policy'])}.", "",
            "| Severity | Changes |", "| --- | ---: |"]
     out += [f"| `{k}` | {v} |" for k, v in facts["changes"].items()]
     out += ["", "## Breaking changes", ""]
@@ -570,8 +573,8 @@ def markdown(facts) -> str:
                 "(`mcpdelta diff` shows each witness).", "",
                 "| Server | From | To | Rule | Changes | Witnessed | Entities |",
                 "| --- | --- | --- | --- | ---: | ---: | --- |"]
-        out += [f"| {r['server_id']} | {r['old_version']} | {r['new_version']} | `{r['rule']}` | "
-                f"{r['changes']} | {r['witnessed']} | {_entities(r['entities'])} |" for r in by_release]
+        out += [f"| {t(r['server_id'])} | {t(r['old_version'])} | {t(r['new_version'])} | `{r['rule']}` | "
+                f"{r['changes']} | {r['witnessed']} | {t(_entities(r['entities']))} |" for r in by_release]
     else:
         out.append("None found.")
     if "semver_honesty" in facts.get("plots", ()):
@@ -579,7 +582,7 @@ def markdown(facts) -> str:
         under = _under_bumped(facts)
         if under:
             out += ["| Server | From | To | Declared | Earned |", "| --- | --- | --- | --- | --- |"]
-            out += [f"| {r['server_id']} | {r['old_version']} | {r['new_version']} | {r['declared']} | "
+            out += [f"| {t(r['server_id'])} | {t(r['old_version'])} | {t(r['new_version'])} | {r['declared']} | "
                     f"{r['grade']} |" for r in under]
         else:
             out.append("None found.")
@@ -612,7 +615,7 @@ def _svg(figure) -> str:
 
 
 def page(facts) -> str:
-    e = html.escape
+    e = html_text  # every value from the lake: a server chose the names and versions
     plots = facts.get("plots", ALL_PLOTS)
     sections = []
     for i, name in enumerate(plots):
