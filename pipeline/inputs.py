@@ -99,6 +99,38 @@ def _os_problem(exc: OSError, what: str) -> str:
     return f"cannot read: {exc.strerror or exc}"
 
 
+# --- gzip ---------------------------------------------------------------------
+
+def gunzip(data: bytes, where: str, limit: int = DEFAULT_LIMIT) -> bytes:
+    """The whole content of a gzip file, bounded: every member in turn (a
+    file may hold several, concatenated), each one's trailer (CRC-32 and
+    length) checked by zlib, and nothing after the last member. A member cut
+    short, a wrong trailer, trailing bytes or output past ``limit`` is an
+    ``InputError`` naming ``where``: never a capture read in part."""
+    import zlib
+
+    if not data:
+        raise InputError(where, "not a valid gzip file (it is empty)")
+    out, rest, members = [], data, 0
+    while rest:
+        if rest[:2] != b"\x1f\x8b":
+            what = "trailing bytes after the gzip data" if members else "not a gzip file (no gzip header)"
+            raise InputError(where, f"{what}; refused")
+        inflate = zlib.decompressobj(wbits=31)
+        try:
+            chunk = inflate.decompress(rest, limit + 1 - sum(map(len, out)))
+        except zlib.error as exc:
+            raise InputError(where, f"not a valid gzip file ({exc})") from None
+        out.append(chunk)
+        if sum(map(len, out)) > limit or inflate.unconsumed_tail:
+            raise InputError(where, f"decompresses to more than the {limit}-byte limit")
+        if not inflate.eof:
+            raise InputError(where, "gzip data cut short (no complete trailer); refused")
+        members += 1
+        rest = inflate.unused_data
+    return b"".join(out)
+
+
 # --- YAML ---------------------------------------------------------------------
 
 def load_yaml(text, where: str, max_depth: int = YAML_MAX_DEPTH, max_nodes: int = YAML_MAX_NODES):
