@@ -73,21 +73,11 @@ def run(args) -> int:
 
 
 def write_output(path: str, text: str) -> None:
-    """Write the whole report or nothing: a temporary file renamed over FILE."""
-    import os
-    import tempfile
-
+    """Write the whole report or nothing (``pipeline.files``)."""
     from pipeline.errors import InputError
+    from pipeline.files import write_file
 
-    folder = os.path.dirname(os.path.abspath(path))
     try:
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".mcpdelta-", suffix=".tmp")
+        write_file(path, text.encode("utf-8", "backslashreplace"))
     except OSError as exc:
-        raise InputError(path, f"cannot write the report: {exc.strerror or exc}") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace") as out:
-            out.write(text)
-        os.replace(tmp, path)
-    except OSError as exc:
-        os.unlink(tmp)
         raise InputError(path, f"cannot write the report: {exc.strerror or exc}") from None

@@ -198,7 +198,9 @@ def rows_from_folder(folder: str, warn=None) -> tuple[list, list]:
 
 
 def _stderr(line):
-    print(line, file=sys.stderr)
+    from pipeline.report.safe import visible  # a folder's names are anyone's
+
+    print(visible(line), file=sys.stderr)
 
 
 def _names(folder, warn) -> list:
