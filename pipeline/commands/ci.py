@@ -46,6 +46,9 @@ def add_arguments(parser):
                         help="write the Markdown report (the job summary's text) here")
     parser.add_argument("--offline", action="store_true",
                         help="install package sweeps from the local cache only")
+    parser.add_argument("--allow-destructive-probes", action="store_true",
+                        help="let probes call tools annotated destructiveHint: true or not annotated "
+                             "readOnlyHint: true (refused by default: a pull request can change the probes)")
 
 
 class Checked:
@@ -117,11 +120,14 @@ def _compare(server_id: str, args, policy, lockfile: bool) -> Checked:
     path = args.baseline if lockfile else path_in(args.baseline, server_id, ".json", what="server id")
     try:
         if args.update_baseline:
-            _write_baseline(path, capture_live(args.servers, server_id, offline=args.offline), lockfile, server_id)
+            live = capture_live(args.servers, server_id, offline=args.offline,
+                                allow_destructive_probes=args.allow_destructive_probes)
+            _write_baseline(path, live, lockfile, server_id)
             return Checked(server_id, path, updated=True)
         baseline, pinned_calls = _read_baseline(path, lockfile)
         # a lockfile's pinned probes are called again, as verify-lock does
-        live = capture_live(args.servers, server_id, offline=args.offline, probes=pinned_calls or None)
+        live = capture_live(args.servers, server_id, offline=args.offline, probes=pinned_calls or None,
+                            allow_destructive_probes=args.allow_destructive_probes)
         result = DiffResult(baseline, live, policy, old_source=path, new_source=f"live:{server_id}")
         if policy.witness != "never":
             from pipeline.witness import attach_witnesses

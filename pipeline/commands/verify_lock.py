@@ -24,6 +24,9 @@ def add_arguments(parser):
                              "(as a pre-commit hook passes them); or capture a live server with --servers/--server")
     parser.add_argument("--servers", metavar="FILE", help="servers.yaml holding the live server")
     parser.add_argument("--server", metavar="ID", help="the id of the live server to capture")
+    parser.add_argument("--allow-destructive-probes", action="store_true",
+                        help="let the pinned probes call tools annotated destructiveHint: true or not "
+                             "annotated readOnlyHint: true (refused by default)")
     parser.add_argument("--lock", metavar="FILE", default="tool-versions.lock.yaml",
                         help="lockfile (default: tool-versions.lock.yaml)")
     parser.add_argument("--format", choices=("text", "json"), default="text")
@@ -52,7 +55,8 @@ def _run_one(args) -> int:
 
             from pipeline.lockprobes import probes_to_run
 
-            manifest = capture_live(args.servers, args.server, probes=probes_to_run(lock) or None)
+            manifest = capture_live(args.servers, args.server, probes=probes_to_run(lock) or None,
+                                    allow_destructive_probes=args.allow_destructive_probes)
             args.manifest = f"server {args.server}"
         else:
             manifest = read_manifest(args.manifest)

@@ -41,6 +41,7 @@ from .errors import CrawlError, cause_lines
 from .http import StreamableHttpTransport
 from .model import ClientIdentity, CaptureRecord, Limits, PackageSpec, Target
 from .packages import PackageCache, default_cache, is_selector, runtime_env, select_noted
+from .probes import ProbePolicy
 from .redact import redact, use_secrets
 from .servers import VAR, MissingVariable, expand, safe_name
 from .session import DiscoverBroke, capture
@@ -150,7 +151,8 @@ def isolated_env(home: Path) -> dict[str, str]:
 
 
 async def capture_target(t: Target, limits: Limits, cache: PackageCache | None,
-                         published_at: str | None = None, client: ClientIdentity | None = None) -> CaptureRecord:
+                         published_at: str | None = None, client: ClientIdentity | None = None,
+                         probe_policy: ProbePolicy = ProbePolicy()) -> CaptureRecord:
     started = time.monotonic()
     client = client or ClientIdentity()
     rec = CaptureRecord(id=t.id, version=t.version or "", ok=False, error_kind=None, error=None,
@@ -211,7 +213,7 @@ async def capture_target(t: Target, limits: Limits, cache: PackageCache | None,
                 async for attempt in retrying:
                     with attempt:
                         manifest, notes = await _one_capture(t, command, args, env, headers, secret_headers,
-                                                             limits, client, rec, last)
+                                                             limits, client, rec, last, probe_policy)
         except TimeoutError:
             raise CrawlError("timeout", f"total time limit of {limits.total_timeout_s:g}s reached") from None
         finally:
@@ -259,7 +261,7 @@ async def capture_target(t: Target, limits: Limits, cache: PackageCache | None,
     return rec
 
 
-async def _one_capture(t, command, args, env, headers, secret_headers, limits, client, rec, last):
+async def _one_capture(t, command, args, env, headers, secret_headers, limits, client, rec, last, probe_policy):
     """One attempt; a server that dies or answers garbage on ``server/discover``
     is started again and asked with ``initialize``."""
     discover = True
@@ -268,7 +270,8 @@ async def _one_capture(t, command, args, env, headers, secret_headers, limits, c
         transport = make_transport(t, command, args, env, headers, limits, secret_headers)
         last["transport"] = transport
         try:
-            return await capture(transport, limits, client, discover=discover, probes=t.probes)
+            return await capture(transport, limits, client, discover=discover, probes=t.probes,
+                                 probe_policy=probe_policy)
         except DiscoverBroke as exc:
             if not discover:
                 raise
@@ -328,13 +331,14 @@ async def crawl(targets: list[Target], limits: Limits, out_dir: str | Path, *,
                 on_total: Callable[[int], None] | None = None,
                 client: ClientIdentity | None = None, recapture: bool = False,
                 release_installs: bool = False, skipped: list | None = None,
-                captured=()) -> list[CaptureRecord]:
+                captured=(), probe_policy: ProbePolicy = ProbePolicy()) -> list[CaptureRecord]:
     """Capture every target; see the module's docstring.
 
     A version sweep skips every (package, version) ``out_dir`` already holds a
     good capture of (published releases do not change), or that ``captured``
     names (for example a lake's good captures), unless ``recapture``; the
-    pairs skipped are appended to ``skipped``. Servers run from a command
+    pairs skipped are appended to ``skipped``. ``probe_policy`` says which
+    tools the probes may call (``probes.ProbePolicy``). Servers run from a command
     or a URL are captured every time. ``release_installs`` removes each
     package install once its capture is done (the last pass that needs it).
     The log is appended to: one line per attempt, across runs."""
@@ -386,7 +390,7 @@ async def crawl(targets: list[Target], limits: Limits, out_dir: str | Path, *,
 
         async def one(target: Target, published_at: str | None) -> CaptureRecord:
             async with serial.get(target.id) or contextlib.nullcontext(), sem:
-                rec = await capture_target(target, limits, cache, published_at, client)
+                rec = await capture_target(target, limits, cache, published_at, client, probe_policy)
                 if release_installs and target.package is not None:
                     cache.release(target.package.registry, target.package.name, target.version or "",
                                   target.package.bin, target.package.python)
