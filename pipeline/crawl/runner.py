@@ -249,6 +249,10 @@ async def capture_target(t: Target, limits: Limits, cache: PackageCache | None,
     finally:
         shutil.rmtree(home, ignore_errors=True)
     transport = last.get("transport")
+    confinement = getattr(transport, "confinement", None)
+    if confinement is not None and confinement.ended:
+        rec.warnings.append(f"ended {confinement.ended} process(es) the server left running outside its process "
+                            f"group and environment ({confinement.kind})")
     if transport is not None and getattr(transport, "noise_lines", 0):
         rec.noise_lines = transport.noise_lines
         rec.warnings.append(f"skipped {transport.noise_lines} stdout line(s) that are not JSON-RPC "
