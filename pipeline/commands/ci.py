@@ -322,7 +322,9 @@ def sarif(checked) -> str:
         from pipeline.report.sarif_format import empty_log
 
         log = empty_log()
-    return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+    from pipeline.report.safe import json_text
+
+    return json_text(json.dumps(log, indent=2, ensure_ascii=False)) + "\n"
 
 
 def _write(path: str, text: str, append: bool = False) -> None:

@@ -146,6 +146,14 @@ def _integer_ticks(axis):
         axis.get_major_locator().set_params(integer=True)
 
 
+def _label(text) -> str:
+    """A value from the lake as figure text: one line, and a dollar sign a
+    dollar sign (two would start matplotlib's math text, which can fail to parse)."""
+    from pipeline.report.safe import visible
+
+    return visible(text).replace("$", r"\$")
+
+
 def _labels(names, width=30) -> list:
     """Axis labels for server ids: long ones shortened in the middle (the
     distinguishing tail of "@scope/server-foo" survives); full ids when
@@ -153,7 +161,7 @@ def _labels(names, width=30) -> list:
     names = [str(n) for n in names]
     keep = (width - 1) // 2
     short = [n if len(n) <= width else n[:keep] + "…" + n[-(width - 1 - keep):] for n in names]
-    return short if len(set(short)) == len(set(names)) else names
+    return [_label(n) for n in (short if len(set(short)) == len(set(names)) else names)]
 
 
 def _stacked_bars(axis, labels, counts_by_label) -> list:
@@ -191,7 +199,7 @@ def plot_rule_frequencies(rules, top=25):
     axis = figure.subplots()
     if not shown:
         _empty(axis)
-    left = _stacked_bars(axis, shown, [by_rule[r] for r in shown])
+    left = _stacked_bars(axis, [_label(r) for r in shown], [by_rule[r] for r in shown])
     if shown:
         cut = _break_at(left)
         limit = cut or max(left) * 1.12
@@ -257,7 +265,7 @@ def plot_breaking_by_version(rows, top=10):
         axis.plot([r["released_at"] for r in series], [r["breaking"] or 0 for r in series],
                   marker="o", markersize=4, label=name)
     for r, server in largest:
-        axis.annotate(f"{server} {r['version']}: {r['breaking']}", (r["released_at"], r["breaking"]),
+        axis.annotate(_label(f"{server} {r['version']}: {r['breaking']}"), (r["released_at"], r["breaking"]),
                       textcoords="offset points", xytext=(5, 4), fontsize="x-small", color="#333")
     axis.set_ylabel(_count_scale(axis, max(r["breaking"] or 0 for r, _ in points)))
     locator = AutoDateLocator()
@@ -450,12 +458,12 @@ def plot_server_timeline(releases, semver=None, servers=None, limit=6, last=30):
                           textcoords="offset points", xytext=(0, 3), ha="center",
                           fontsize="x-small", color="#c62828" if under else "#333",
                           fontweight="bold" if under else "normal")
-        axis.set_xticks(xs, versions, rotation=45 if len(versions) > 8 else 0,
+        axis.set_xticks(xs, [_label(v) for v in versions], rotation=45 if len(versions) > 8 else 0,
                         ha="right" if len(versions) > 8 else "center", fontsize="small")
         axis.set_ylabel("changes")
         axis.set_ylim(0, max(bottom + [1]) * 1.3)
         _integer_ticks(axis.yaxis)
-        axis.set_title(server, loc="left", fontsize="medium")
+        axis.set_title(_label(server), loc="left", fontsize="medium")
     axes[-1].set_xlabel("release (in version order)")
     legend = {}
     for axis in axes:
