@@ -10,6 +10,10 @@ each in real processes (the ``mcpdelta`` console script, the servers of
 for raw control characters, and Markdown and HTML also for raw markup) and
 what else it must show (``verify``: a list of problems, empty when right).
 
+Every case runs in the default test run (``test_front_*.py``) but the
+study (``slow``: it surveys twice and writes the page), which runs with
+``-m slow`` and in ``python -m tests.hostile.run``.
+
 Items (the classes of attack): 1 bounded JSON, 2 writers and symbolic
 links, 3 ids as paths, 4 escaping per medium, 5 gzip read whole,
 6 destructive probes, 7 judge deadline and byte cap, 8 detached
@@ -57,7 +61,8 @@ class Case:
     around: Callable | None = None  # -> a context manager the case runs in (a server it needs)
 
 
-def build(folder) -> list:
+def build(folder, items=None) -> list:
+    """The cases of ``items`` (default: all nine), their files made under ``folder``."""
     d = pathlib.Path(folder)
     d.mkdir(parents=True, exist_ok=True)
     outside = d / "outside"  # what no case may write to
@@ -65,9 +70,14 @@ def build(folder) -> list:
     for name in ("passwd", "passwd2", "victim.json", "x.json"):
         (outside / name).write_text(PASSWD if name.startswith("passwd") else '{"tools": []}\n')
     (outside / "victim-folder").mkdir(exist_ok=True)
+    _servers(d, "servers-good.yaml", [("good", "ok", "")])
+    (d / "ok-2.json").write_text(json.dumps({"tools": [{"name": "a", "inputSchema": {"type": "object"}}]}))
+    parts = {1: _json_bounds, 2: _links, 3: _ids, 4: _escaping, 5: _gzip, 6: _probes, 7: _judges, 8: _daemons,
+             9: _one_line}
     cases = []
-    for part in (_json_bounds, _links, _ids, _escaping, _gzip, _probes, _judges, _daemons, _one_line):
-        cases += part(d, outside)
+    for item, part in parts.items():
+        if items is None or item in items:
+            cases += part(d, outside)
     return cases
 
 
@@ -136,8 +146,13 @@ def _json_bounds(d, outside):
     ci_servers = _servers(d, "servers-ci-deep.yaml", [("good", "ok", ""), ("answer", "deep-answer", "")])
     baselines = d / "baselines-deep"
     baselines.mkdir(exist_ok=True)
-    (baselines / "good.json").write_text(json.dumps({"tools": [
-        {"name": "alpha", "description": "First tool, 1.0.0.", "inputSchema": {"type": "object"}}]}))
+    alpha = {"tools": [{"name": "alpha", "description": "First tool, 1.0.0.", "inputSchema": {"type": "object"}}]}
+    for sid in ("good", "answer"):  # each has its baseline: the capture itself is what fails
+        (baselines / f"{sid}.json").write_text(json.dumps(alpha))
+    from pipeline import lockfile as L
+
+    lock = d / "alpha.lock.yaml"
+    L.write_text(str(lock), L.dump_lockfile(L.build_lockfile(alpha, "answer", {})))
     output = d / "github-output-deep"
 
     def ci_checked(done):
@@ -152,20 +167,20 @@ def _json_bounds(d, outside):
     (prepared / "crawl-log.jsonl").write_text("[" * 100_000 + "\n")
     (d / "deep-100k.json").write_text("[" * 100_000)
     (d / "servers-deep.json").write_text('{"servers": ' + "[" * 100_000)
-    good = _servers(d, "servers-good.yaml", [("good", "ok", "")])
+    good = d / "servers-good.yaml"
     return [
         Case("crawl: four servers answer, print or return 100,000 '['; the fifth is captured",
              ["crawl", "--servers", deep, "--out", out], item=1, verify=crawled),
         Case("survey: one hostile line is that server's failure row, the others captured",
              ["survey", "--servers", deep, "--lake", lake, "--workers", "1", "--report", d / "report-deep"],
-             item=1, slow=True, verify=surveyed),
+             item=1, verify=surveyed),
         Case("ci: a server answering 100,000 '[' is 'could not check' (2), GITHUB_OUTPUT written",
              ["ci", "--servers", ci_servers, "--baseline", baselines], expected=2, item=1,
              env={"GITHUB_OUTPUT": str(output), "GITHUB_ACTIONS": "true"}, verify=ci_checked),
         Case("diff live: a banner of 100,000 '['", ["diff", "live:banner", "live:good", "--servers", deep],
              "error", item=1),
         Case("verify-lock --servers: an answer of 100,000 '['",
-             ["verify-lock", "--servers", deep, "--server", "answer", "--lock", d / "no.lock.yaml"], "error", item=1),
+             ["verify-lock", "--servers", deep, "--server", "answer", "--lock", lock], "error", item=1),
         Case("diff: a manifest of 100,000 '['", ["diff", d / "deep-100k.json", d / "deep-100k.json"], "error", item=1),
         Case("crawl: a servers.json of 100,000 '['", ["crawl", "--servers", d / "servers-deep.json", "--out",
                                                         d / "crawl-x"], "error", item=1),
@@ -212,7 +227,7 @@ def _links(d, outside):
 
     cases.append(Case("report: links at the temporary and the final names", ["report", "--lake", lake_good,
                                                                               "--out", report],
-                      item=2, slow=True, untouched=[outside / "passwd", outside / "passwd2"],
+                      item=2, untouched=[outside / "passwd", outside / "passwd2"],
                       outputs=[(report / "survey.md", "markdown"), (report / "survey.html", "html")],
                       verify=replaced(report, ("survey.md", "survey.html"))))
     pngs = d / "report-png-links"
@@ -220,7 +235,7 @@ def _links(d, outside):
     _link(pngs / "rule_frequencies.png", outside / "passwd2")
     cases.append(Case("report --format png: links at a PNG's names",
                       ["report", "--lake", lake_good, "--out", pngs, "--format", "png", "--plot", "rule_frequencies"],
-                      item=2, slow=True, untouched=[outside / "passwd", outside / "passwd2"],
+                      item=2, untouched=[outside / "passwd", outside / "passwd2"],
                       verify=replaced(pngs, ("rule_frequencies.png",))))
     # the crawl log and a capture folder
     good = d / "servers-good.yaml"
@@ -238,7 +253,6 @@ def _links(d, outside):
     diff_out = d / "diff-output-link.md"
     _link(diff_out, outside / "passwd")
     ok = d / "ok-2.json"
-    ok.write_text(json.dumps({"tools": [{"name": "a", "inputSchema": {"type": "object"}}]}))
     cases.append(Case("diff --output: the report's name links elsewhere",
                       ["diff", ok, ok, "--format", "markdown", "--output", diff_out], item=2,
                       untouched=[outside / "passwd"], outputs=[(diff_out, "markdown")],
@@ -341,20 +355,20 @@ def _escaping(d, outside):
         rows = _lake_rows(lake, "SELECT server_id, ok FROM manifests")
         return [] if rows and all(r == (HOSTILE_ID, True) for r in rows) and len(rows) == 2 else [f"rows {rows}"]
     cases += [
-        Case("ingest: a hostile server folder", ["ingest", captures, "--lake", lake], item=4, slow=True,
+        Case("ingest: a hostile server folder", ["ingest", captures, "--lake", lake], item=4,
              verify=ingested),
         Case("survey --no-crawl: a hostile server id and tool names",
-             ["survey", "--lake", lake, "--no-crawl", "--workers", "1", "--report", report], item=4, slow=True,
+             ["survey", "--lake", lake, "--no-crawl", "--workers", "1", "--report", report], item=4,
              outputs=[(report / "survey.md", "markdown"), (report / "survey.html", "html")],
              verify=shows(report / "survey.md", ("evil", "&lt;script", "tool.input.type.changed"))),
     ]
     cases += [Case(f"drift --format {fmt}: a hostile server id and tool names",
-                   ["drift", "--lake", lake, "--format", fmt], item=4, slow=True, verify=shows(),
+                   ["drift", "--lake", lake, "--format", fmt], item=4, verify=shows(),
                    medium={"text": "text", "markdown": "markdown", "html": "html", "json": "json"}[fmt])
               for fmt in ("text", "markdown", "html", "json")]
     cases.append(Case("report: a hostile server id and tool names", ["report", "--lake", lake, "--out",
                                                                        d / "report-hostile-2"],
-                      item=4, slow=True, outputs=[(d / "report-hostile-2" / "survey.html", "html")],
+                      item=4, outputs=[(d / "report-hostile-2" / "survey.html", "html")],
                       verify=shows(d / "report-hostile-2" / "survey.html", ("evil", "&lt;script"))))
     # live: a server whose names are hostile, through crawl and ci
     names = _servers(d, "servers-names.yaml", [("names", "names", "")])
@@ -427,7 +441,7 @@ def _gzip(d, outside):
     return [
         Case("ingest: gzip cut short, a wrong CRC, trailing bytes, two members: error rows", ["ingest", folder,
                                                                                                "--lake", lake],
-             item=5, slow=True, verify=stored),
+             item=5, verify=stored),
         Case("pack.py --unpack: an archive cut short", ["python", PACK, "--unpack", packed, d / "unpacked-gzip"],
              "error", item=5),
     ]
@@ -492,7 +506,7 @@ class _JudgeEndpoint:
         self.proc = subprocess.Popen([sys.executable, str(JUDGE), self.mode], stdout=subprocess.PIPE, text=True)
         port = int(self.proc.stdout.readline())
         self.config.write_text(f"judges:\n  - endpoint: http://127.0.0.1:{port}/v1\n"
-                               f"    model: hostile-{self.mode}\n    timeout: 2s\n")
+                               f"    model: hostile-{self.mode}\n    timeout: 1s\n")
         return self
 
     def __exit__(self, *exc):

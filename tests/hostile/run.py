@@ -22,6 +22,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
 
 from tests.hostile import attacks
 from tests.hostile.cases import build
@@ -114,9 +115,9 @@ def _snapshot(path) -> tuple:
 
 
 class Result:
-    def __init__(self, case, outcome, code, problems, outside, raw):
+    def __init__(self, case, outcome, code, problems, outside, raw, seconds):
         self.case, self.outcome, self.code = case, outcome, code
-        self.problems, self.outside, self.raw = problems, outside, raw
+        self.problems, self.outside, self.raw, self.seconds = problems, outside, raw, seconds
 
     @property
     def expected(self) -> bool:
@@ -130,11 +131,20 @@ class Result:
         return right and not self.problems
 
 
+def failures(result) -> list:
+    """What went wrong in one second-front case (empty when it ended as it must)."""
+    found = [] if result.expected else [f"expected {result.case.expected}, got {result.outcome} "
+                                        f"(exit {result.code})"]
+    return found + result.problems + [f"changed outside its target: {p}" for p in result.outside] + result.raw
+
+
 def run_attack(case, cwd) -> Result:
     """One second-front case: its process, then every check."""
     before = {str(p): _snapshot(p) for p in case.untouched}
     with case.around() if case.around else contextlib.nullcontext():
+        started = time.monotonic()
         done = execute(case.argv, cwd, case.timeout, case.env)
+        seconds = time.monotonic() - started
     error_status = 3 if case.argv[0] == "verify-lock" else 2
     outcome = outcome_of(done, error_status)
     codes = case.expected if isinstance(case.expected, (tuple, list, set)) else (case.expected,)
@@ -156,7 +166,7 @@ def run_attack(case, cwd) -> Result:
                 problems += case.verify(done)
             except Exception as exc:  # noqa: BLE001 - a check that cannot run is a failed check
                 problems.append(f"check failed: {type(exc).__name__}: {exc}")
-    return Result(case, outcome, done and done.returncode, problems, outside, raw)
+    return Result(case, outcome, done and done.returncode, problems, outside, raw, seconds)
 
 
 def main(argv=None) -> int:
@@ -193,12 +203,12 @@ def main(argv=None) -> int:
             counts[result.outcome] += 1
             outside += bool(result.outside)
             raw += bool(result.raw)
-            if not result.expected or result.outside or result.raw:
+            found = failures(result)
+            if found:
                 wrong.append((f"[{case.item}] {case.name}",
-                              f"expected {case.expected}, got {result.outcome} (exit {result.code})",
-                              result.problems + [f"changed outside: {p}" for p in result.outside] + result.raw))
+                              f"expected {case.expected}, got {result.outcome} (exit {result.code})", found))
             if args.verbose:
-                print(f"{result.outcome:>9}  [{case.item}] {case.name}")
+                print(f"{result.outcome:>9} {result.seconds:5.1f}s  [{case.item}] {case.name}")
         total = len(old) + len(new)
     for name, what, details in wrong:
         print(f"UNEXPECTED {name}: {what}")

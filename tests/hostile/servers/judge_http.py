@@ -2,7 +2,7 @@
 
     python judge_http.py MODE      (prints its port on the first line)
 
-- ``drip``     sends its headers, then one byte of body every 2 s, for ever
+- ``drip``     sends its headers, then one byte of body every half second, for ever
 - ``huge``     sends 100 MB of body as fast as the client reads it
 - ``deep``     answers a completion whose content is 100,000 ``[``
 """
@@ -33,7 +33,7 @@ def answer(conn):
         conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n")
         while True:
             conn.sendall(b" ")
-            time.sleep(2)
+            time.sleep(0.5)
     if MODE == "huge":
         conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n")
         chunk = b" " * 65536
