@@ -37,7 +37,7 @@ from pipeline.files import make_folder, open_append, write_file
 from pipeline.inputs import load_json, read_bytes
 from pipeline.names import path_in
 
-from .errors import CrawlError, cause_lines
+from .errors import CrawlError, cause_lines, short
 from .http import StreamableHttpTransport
 from .model import ClientIdentity, CaptureRecord, Limits, PackageSpec, Target
 from .packages import PackageCache, default_cache, is_selector, runtime_env, select_noted
@@ -84,6 +84,8 @@ async def expand_sweeps(targets: list[Target], cache: PackageCache, concurrency:
                 return await cache.published(registry, name)
             except CrawlError as exc:
                 return exc
+            except Exception as exc:  # noqa: BLE001 - one package's look-up never ends the others'
+                return CrawlError("version_lookup", f"{type(exc).__name__}: {short(str(exc))}")
 
     # one look-up per package, however many entries sweep it
     found = dict(zip(names, await asyncio.gather(*(lookup(*n) for n in names))))
@@ -237,7 +239,9 @@ async def capture_target(t: Target, limits: Limits, cache: PackageCache | None,
             rec.warnings.append(f"fell back to initialize: {notes.discover_note}")
         elif notes.discover_note:
             rec.warnings.append(f"server/discover answered late: {notes.discover_note}")
-    except CrawlError as exc:
+    except Exception as exc:  # noqa: BLE001 - whatever one server does is that server's failure
+        if not isinstance(exc, CrawlError):  # what a package or a server did that nothing foresaw
+            exc = CrawlError("internal_error", f"{type(exc).__name__}: {short(str(exc))}")
         rec.ok = False
         rec.error_kind, rec.error = exc.kind, exc.message
         if not rec.version:
