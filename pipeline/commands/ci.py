@@ -60,6 +60,24 @@ class Checked:
 
 
 def run(args) -> int:
+    """The check; whatever stops it before the report still sets the step
+    outputs to ``verdict=error``, and a failure of mcpdelta itself exits 2
+    ("could not check"), never 1 ("breaking")."""
+    try:
+        return _run(args)
+    except InputError:
+        _outputs("error", "none", [], dict.fromkeys(SEVERITIES, 0))
+        raise
+    except Exception:  # noqa: BLE001 - a bug in mcpdelta is not a breaking change
+        import traceback
+
+        traceback.print_exc(file=sys.stderr)
+        _outputs("error", "none", [], dict.fromkeys(SEVERITIES, 0))
+        print("mcpdelta ci: internal error: could not check", file=sys.stderr)
+        return 2
+
+
+def _run(args) -> int:
     from pipeline.config import find_default, load_config
     from pipeline.engine.policy import Policy, parse_override, parse_severity
 
@@ -225,11 +243,7 @@ def _report(checked, args, policy) -> None:
         sys.stdout.write(annotations(checked))
     verdict, grade = _overall(checked)
     counts = _counts(checked)
-    if os.environ.get("GITHUB_OUTPUT"):  # first: a later file that cannot be written leaves the outputs set
-        lines = [f"verdict={verdict}", f"grade={grade}", f"servers={len(checked)}",
-                 f"errors={sum(1 for c in checked if c.error)}"]
-        lines += [f"{s.lower()}={n}" for s, n in counts.items()]
-        _write(os.environ["GITHUB_OUTPUT"], "\n".join(lines) + "\n", append=True)
+    _outputs(verdict, grade, checked, counts)  # first: a later file that cannot be written leaves them set
     markdown = summary_markdown(checked, verdict, grade, counts)
     if args.markdown:
         _write(args.markdown, markdown)
@@ -239,6 +253,16 @@ def _report(checked, args, policy) -> None:
         _write(args.sarif, sarif(checked))
     print(f"mcpdelta ci: {len(checked)} server(s); {verdict}; grade {grade}; "
           + ", ".join(f"{n} {s}" for s, n in counts.items()))
+
+
+def _outputs(verdict, grade, checked, counts) -> None:
+    """The step outputs, when GitHub Actions asks for them (``$GITHUB_OUTPUT``)."""
+    if not os.environ.get("GITHUB_OUTPUT"):
+        return
+    lines = [f"verdict={verdict}", f"grade={grade}", f"servers={len(checked)}",
+             f"errors={sum(1 for c in checked if c.error) or int(verdict == 'error')}"]
+    lines += [f"{s.lower()}={n}" for s, n in counts.items()]
+    _write(os.environ["GITHUB_OUTPUT"], "\n".join(lines) + "\n", append=True)
 
 
 def annotations(checked) -> str:

@@ -107,6 +107,10 @@ def _log(out) -> dict:
     return rows
 
 
+def _text(path) -> str:
+    return path.read_text() if path.exists() else ""
+
+
 def _lake_rows(lake, sql) -> list:
     from pipeline.lake import Lake
 
@@ -184,6 +188,10 @@ def _json_bounds(d, outside):
         Case("diff: a manifest of 100,000 '['", ["diff", d / "deep-100k.json", d / "deep-100k.json"], "error", item=1),
         Case("crawl: a servers.json of 100,000 '['", ["crawl", "--servers", d / "servers-deep.json", "--out",
                                                         d / "crawl-x"], "error", item=1),
+        Case("ci: a servers.json of 100,000 '[': one line, and GITHUB_OUTPUT says error",
+             ["ci", "--servers", d / "servers-deep.json", "--baseline", baselines], "error", item=1,
+             env={"GITHUB_OUTPUT": str(d / "github-output-file")},
+             verify=lambda _: [] if "verdict=error" in _text(d / "github-output-file") else ["no verdict=error"]),
         Case("crawl: a crawl log of 100,000 '[' in --out", ["crawl", "--servers", good, "--out", prepared], item=1,
              verify=lambda _: [] if _log(prepared).get("good", {}).get("ok") else ["not captured"]),
     ]
