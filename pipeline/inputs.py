@@ -280,7 +280,8 @@ def load_json(data, where: str, max_depth: int = JSON_MAX_DEPTH, max_bytes: int 
         raise InputError(where, f"invalid JSON: {exc}") from None
     except RecursionError:
         raise TooDeep(where, f"nesting deeper than the limit of {max_depth} levels") from None
-    check_depth(value, where, max_depth)
+    if data.count("[") + data.count("{") > max_depth:  # else it cannot nest deeper: no walk needed
+        check_depth(value, where, max_depth)
     return value
 
 
