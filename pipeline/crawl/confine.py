@@ -108,6 +108,13 @@ class Confinement:
                 prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)  # kept across exec
         return enter
 
+    def started(self, pid: int) -> None:
+        """After the spawn: a server the cgroup did not take (its write was
+        refused) falls back to the scan (its child already made itself a subreaper)."""
+        if self.cgroup is not None and pid not in _pids_in(self.cgroup):
+            self.release()
+            self.cgroup, self.kind = None, "scan"
+
     def record(self, pid: int) -> None:
         """Before the server is stopped: its descendants, for the scan."""
         if self.cgroup is None:

@@ -69,12 +69,14 @@ class StdioTransport:
             )
         except OSError as exc:
             self.confinement.release()
+            self.confinement = None
             why = exc.strerror or str(exc)
             if exc.errno == errno.ENOEXEC:  # a script the kernel cannot run: no "#!" line
                 why += " (the file does not start with a #! line naming its interpreter)"
             elif exc.errno == errno.ENOENT and os.path.islink(self.command):
                 why += f" (a link to {os.readlink(self.command)!r}, which does not exist)"
             raise CrawlError("spawn_failed", f"cannot start {self.command!r}: {why}") from None
+        self.confinement.started(self.proc.pid)
         self._stderr_task = asyncio.create_task(self._drain_stderr())
 
     async def _drain_stderr(self) -> None:
