@@ -85,8 +85,10 @@ def drift_task(lake_root, policy, report_dir):
     report = drift.build(drift.drift_rows(con), engine, policy_id)
     folder = pathlib.Path(report_dir or default_report_dir(lake))
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "drift.md").write_text(drift.markdown(report), encoding="utf-8")
-    (folder / "drift.html").write_text(drift.page(report), encoding="utf-8")
+    from pipeline.files import write_file
+
+    write_file(folder / "drift.md", drift.markdown(report))
+    write_file(folder / "drift.html", drift.page(report))
     return str(folder / "drift.html")
 
 

@@ -14,7 +14,7 @@ GIT_TIMEOUT_S = 30
 
 
 def read_side(spec: str, *, servers_file: str | None = None, max_bytes: int | None = None,
-              max_depth: int | None = None) -> dict:
+              max_depth: int | None = None, allow_destructive_probes: bool = False) -> dict:
     """The manifest ``spec`` names, parsed and validated."""
     from pipeline.engine.manifest import DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH, parse_manifest, read_manifest
 
@@ -32,7 +32,7 @@ def read_side(spec: str, *, servers_file: str | None = None, max_bytes: int | No
             raise InputError(spec, "a live side needs --servers FILE")
         from pipeline.crawl.live import capture_live
 
-        return capture_live(servers_file, server_id)
+        return capture_live(servers_file, server_id, allow_destructive_probes=allow_destructive_probes)
     return read_manifest(spec, max_bytes, max_depth)  # the usual "no such file"
 
 

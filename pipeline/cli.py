@@ -104,13 +104,17 @@ def main(argv=None) -> int:
         print(f"mcpdelta: error: `mcpdelta {name}` needs the {extra} extra "
               f"({exc.name} is not installed): pip install 'mcpdelta[{extra}]'", file=sys.stderr)
         return 2
-    except InputError as exc:
-        print(f"mcpdelta: error: {exc}", file=sys.stderr)
+    except InputError as exc:  # one line, whatever the name or the text it quotes holds
+        from pipeline.report.safe import visible
+
+        print(f"mcpdelta: error: {visible(exc)}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         return 0
     except OSError as exc:  # the file system refused (full, read-only): a line, not a traceback
-        print(f"mcpdelta: error: {describe_os_error(exc)}", file=sys.stderr)
+        from pipeline.report.safe import visible
+
+        print(f"mcpdelta: error: {visible(describe_os_error(exc))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("mcpdelta: interrupted", file=sys.stderr)

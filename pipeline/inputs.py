@@ -4,7 +4,11 @@
     read_text(path, limit)        the same, decoded as UTF-8
     load_yaml(text, where)        YAML with aliases, nesting and size bounded
     compose_yaml(text, where)     the same checks, the node graph (for line numbers)
+    load_json(data, where)        JSON with nesting and size bounded (servers' messages,
+                                  lake cells, files, judges' answers: every untrusted decode)
+    check_depth(value, where)     the nesting bound alone, for a value decoded already
     unique_keys(pairs)            a ``json`` object_pairs_hook that refuses duplicate keys
+    gunzip(data, where, limit)    a whole gzip file: every member, each trailer checked
 
 Every file the CLI reads goes through ``read_bytes``: the size is checked
 before reading (on the open file, so a swapped symlink cannot dodge it), only
@@ -20,6 +24,7 @@ import stat
 from pipeline.errors import InputError
 
 DEFAULT_LIMIT = 64 * 1024 * 1024
+JSON_MAX_DEPTH = 256          # nested arrays and objects in one JSON value (a manifest's limit)
 YAML_MAX_DEPTH = 256          # nested collections in one YAML document (a manifest's limit)
 YAML_MAX_NODES = 1_000_000    # nodes after every alias is expanded (a billion laughs is 10**9)
 
@@ -92,6 +97,38 @@ def _os_problem(exc: OSError, what: str) -> str:
     if exc.errno == errno.ENOTDIR:
         return "a part of the path is not a folder"
     return f"cannot read: {exc.strerror or exc}"
+
+
+# --- gzip ---------------------------------------------------------------------
+
+def gunzip(data: bytes, where: str, limit: int = DEFAULT_LIMIT) -> bytes:
+    """The whole content of a gzip file, bounded: every member in turn (a
+    file may hold several, concatenated), each one's trailer (CRC-32 and
+    length) checked by zlib, and nothing after the last member. A member cut
+    short, a wrong trailer, trailing bytes or output past ``limit`` is an
+    ``InputError`` naming ``where``: never a capture read in part."""
+    import zlib
+
+    if not data:
+        raise InputError(where, "not a valid gzip file (it is empty)")
+    out, rest, members = [], data, 0
+    while rest:
+        if rest[:2] != b"\x1f\x8b":
+            what = "trailing bytes after the gzip data" if members else "not a gzip file (no gzip header)"
+            raise InputError(where, f"{what}; refused")
+        inflate = zlib.decompressobj(wbits=31)
+        try:
+            chunk = inflate.decompress(rest, limit + 1 - sum(map(len, out)))
+        except zlib.error as exc:
+            raise InputError(where, f"not a valid gzip file ({exc})") from None
+        out.append(chunk)
+        if sum(map(len, out)) > limit or inflate.unconsumed_tail:
+            raise InputError(where, f"decompresses to more than the {limit}-byte limit")
+        if not inflate.eof:
+            raise InputError(where, "gzip data cut short (no complete trailer); refused")
+        members += 1
+        rest = inflate.unused_data
+    return b"".join(out)
 
 
 # --- YAML ---------------------------------------------------------------------
@@ -212,6 +249,71 @@ def _children(node) -> list:
 
 
 # --- JSON ---------------------------------------------------------------------
+
+def load_json(data, where: str, max_depth: int = JSON_MAX_DEPTH, max_bytes: int = DEFAULT_LIMIT,
+              strict: bool = False):
+    """One JSON value from bytes or text someone else wrote, or ``InputError``
+    naming ``where``: more than ``max_bytes``, not UTF-8, not JSON, or nested
+    deeper than ``max_depth``. The decoder's own recursion limit is met as
+    that same error (a line of 100,000 ``[`` is one error, never a
+    ``RecursionError``), and a value it accepts is walked once more, level by
+    level, so nothing that recurses over it later meets Python's limit
+    either. ``strict`` also refuses NaN, infinities and duplicate keys."""
+    import json
+
+    if len(data) > max_bytes:
+        raise InputError(where, f"larger than the {max_bytes}-byte limit ({len(data)} bytes)")
+    if isinstance(data, (bytes, bytearray, memoryview)):
+        data = bytes(data)
+        try:
+            data = data.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise InputError(where, f"not valid UTF-8 (byte 0x{data[exc.start]:02x} "
+                                    f"at offset {exc.start})") from None
+    options = {"parse_constant": _no_constant, "parse_float": _finite_float,
+               "object_pairs_hook": unique_keys} if strict else {}
+    try:
+        value = json.loads(data, **options)
+    except json.JSONDecodeError as exc:
+        raise InputError(where, f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    except ValueError as exc:
+        raise InputError(where, f"invalid JSON: {exc}") from None
+    except RecursionError:
+        raise TooDeep(where, f"nesting deeper than the limit of {max_depth} levels") from None
+    if data.count("[") + data.count("{") > max_depth:  # else it cannot nest deeper: no walk needed
+        check_depth(value, where, max_depth)
+    return value
+
+
+class TooDeep(InputError):
+    """JSON nested deeper than its limit: valid, maybe, but refused."""
+
+
+def check_depth(value, where: str, max_depth: int = JSON_MAX_DEPTH) -> None:
+    """``InputError`` when arrays and objects nest deeper than ``max_depth``.
+    Level by level, so the walk is a few C-level list builds per level
+    rather than a push and pop per container."""
+    level, depth = ([value] if type(value) is dict or type(value) is list else []), 1
+    while level:
+        if depth > max_depth:
+            raise TooDeep(where, f"nesting deeper than the limit of {max_depth} levels")
+        deeper = []
+        for node in level:
+            values = node.values() if type(node) is dict else node
+            deeper.extend([v for v in values if type(v) is dict or type(v) is list])
+        level, depth = deeper, depth + 1
+
+
+def _no_constant(name):
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def _finite_float(text):
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise ValueError(f"number {text} is out of range")
+    return value
+
 
 class DuplicateKey(ValueError):
     pass

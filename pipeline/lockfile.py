@@ -12,9 +12,7 @@ graded; without it, drift is still detected and grades as at least a patch.
 probe calls returned, checked again when the compared manifest holds probes.
 """
 
-import os
 import re
-import tempfile
 
 import yaml
 
@@ -174,17 +172,13 @@ def dump_lockfile(doc: dict) -> str:
 
 
 def write_text(path: str, text: str) -> None:
-    """Write via a temporary file and rename, so a failed run never leaves a
-    half-written baseline behind."""
-    tmp = None
+    """Write the whole file or nothing (``pipeline.files``), so a failed run
+    never leaves a half-written baseline behind."""
+    from pipeline.files import write_file
+
     try:
-        fd, tmp = tempfile.mkstemp(prefix=".lock-", dir=os.path.dirname(os.path.abspath(path)))
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
+        write_file(path, text)
     except OSError as exc:
-        if tmp and os.path.exists(tmp):
-            os.unlink(tmp)
         raise InputError(path, f"cannot write: {exc.strerror or exc}") from None
 
 

@@ -35,7 +35,7 @@ class _Display:
 
     def stage(self, name, detail=""):
         self.finish()
-        self.task = self.bar.add_task(detail, total=None, name=name, mark="…", began=time.perf_counter(),
+        self.task = self.bar.add_task(plain(detail), total=None, name=name, mark="…", began=time.perf_counter(),
                                       ended=None)
 
     def update(self, detail=None, done=None, total=None):
@@ -43,7 +43,7 @@ class _Display:
             return
         fields = {}
         if detail is not None:
-            fields["description"] = detail
+            fields["description"] = plain(detail)
         if total is not None:
             fields["total"] = total
         if done is not None:
@@ -56,9 +56,19 @@ class _Display:
         task = self.bar.tasks[-1]
         done = {"completed": task.total} if task.total is not None else {"total": 1, "completed": 1}
         self.bar.update(self.task, mark="✓", ended=time.perf_counter(), **done,
-                        **({"description": detail} if detail is not None else {}))
+                        **({"description": plain(detail)} if detail is not None else {}))
         self.bar.stop_task(self.task)
         self.task = None
+
+
+def plain(text) -> str:
+    """A detail as terminal text: server ids and paths are neither control
+    characters nor rich markup (``[link=...]``) on the way out."""
+    from rich.markup import escape
+
+    from pipeline.report.safe import visible
+
+    return escape(visible(text))
 
 
 def enabled() -> bool:

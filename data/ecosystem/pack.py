@@ -15,16 +15,26 @@ releases the plan attempts.
 
 OUT holds the first runner's passes as OUT/a and OUT/b and every other
 runner's under OUT/runner-K/ (see crawl.sh).
+
+The folders and logs read are data someone else may have written: every
+crawl-log id becomes a path only through ``pipeline.names`` (``../x`` is
+refused), every log line is decoded bounded (a line that is not a log entry
+is one line of error, exit 2), every archive is read whole
+(``pipeline.inputs.gunzip``) and every file written through
+``pipeline.files``.
 """
 
 import csv
 import gzip
 import io
-import json
 import pathlib
 import re
-import shutil
 import sys
+
+from pipeline.errors import InputError
+from pipeline.files import make_folder, write_file
+from pipeline.inputs import gunzip, load_json, read_bytes
+from pipeline.names import file_name, path_in
 
 PASSES = {"a": "captures", "b": "captures-b"}
 SDK_CHECK = "sdk-check.tsv"
@@ -35,11 +45,25 @@ def runner_folders(out: pathlib.Path) -> list:
 
 
 def _write_if_changed(path: pathlib.Path, data: bytes) -> bool:
-    if path.exists() and path.read_bytes() == data:
+    if path.is_file() and not path.is_symlink() and path.read_bytes() == data:
         return False
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(data)
+    make_folder(path.parent.parent, path.parent.name)
+    write_file(path, data)
     return True
+
+
+def log_rows(path: pathlib.Path) -> list:
+    """(line, entry) for every line of a crawl log; ``InputError`` naming the
+    file and line for one that is not a crawl-log entry with a string id."""
+    rows = []
+    for number, line in enumerate(read_bytes(path, what="crawl log").decode("utf-8", "replace").splitlines(), 1):
+        if not line.strip():
+            continue
+        entry = load_json(line, f"{path}:{number}")
+        if not isinstance(entry, dict) or not isinstance(entry.get("id"), str):
+            raise InputError(f"{path}:{number}", "not a crawl-log entry (an object with a string id)")
+        rows.append((line, entry))
+    return rows
 
 
 def _key(version: str) -> tuple:
@@ -84,16 +108,16 @@ def pack(out: pathlib.Path, dest: pathlib.Path, plan_file=None) -> int:
             for manifest in sorted(source.glob("*/*.json")):
                 if not keep(manifest.parent.name, manifest.name[: -len(".json")]):
                     continue
-                target = dest / packed / manifest.parent.name / (manifest.name + ".gz")
-                data = gzip.compress(manifest.read_bytes(), compresslevel=9, mtime=0)  # mtime 0: same bytes every run
+                target = pathlib.Path(path_in(path_in(dest / packed, manifest.parent.name, what="server folder"),
+                                              manifest.name, ".gz", what="capture"))
+                data = gzip.compress(read_bytes(manifest, what="capture"), compresslevel=9, mtime=0)  # mtime 0: same bytes every run
                 written += _write_if_changed(target, data)
             log = source / "crawl-log.jsonl"
             if log.exists():
-                rows += [line for line in log.read_text(encoding="utf-8").splitlines()
-                         if line.strip() and keep(json.loads(line)["id"], json.loads(line).get("version"))]
-        rows.sort(key=lambda line: json.loads(line).get("captured_at") or "")  # stable: a runner's order kept
+                rows += [(line, entry) for line, entry in log_rows(log) if keep(entry["id"], entry.get("version"))]
+        rows.sort(key=lambda row: str(row[1].get("captured_at") or ""))  # stable: a runner's order kept
         if rows:
-            _write_if_changed(dest / packed / "crawl-log.jsonl", ("\n".join(rows) + "\n").encode())
+            _write_if_changed(dest / packed / "crawl-log.jsonl", ("\n".join(line for line, _ in rows) + "\n").encode())
     checks, header = {}, None
     for folder in runner_folders(out):
         path = folder / SDK_CHECK
@@ -120,33 +144,44 @@ def unpack(dest: pathlib.Path, out: pathlib.Path) -> int:
     written, done = 0, set()
     second = dest / PASSES["b"] / "crawl-log.jsonl"
     if second.exists():
-        done = {json.loads(line)["id"] for line in second.read_text(encoding="utf-8").splitlines() if line.strip()}
-    (out / "done").mkdir(parents=True, exist_ok=True)
-    for server in done:
-        (out / "done" / server).touch()
+        done = {entry["id"] for _, entry in log_rows(second)}
+    marks = make_folder(out, "done")
+    for server in sorted(done):
+        write_file(path_in(marks, server, what="crawl-log id"), b"")  # ``../x`` is refused, not followed
     for name, packed in PASSES.items():
         for archive in sorted((dest / packed).glob("*/*.json.gz")):
-            target = out / name / archive.parent.name / archive.name[: -len(".gz")]
-            if archive.parent.name in done and not target.exists():
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_bytes(gzip.decompress(archive.read_bytes()))
+            server = file_name(archive.parent.name, "server folder")
+            target = pathlib.Path(path_in(out / name / server, archive.name[: -len(".gz")], what="capture"))
+            if server in done and not target.exists():
+                make_folder(out, name, server)
+                write_file(target, gunzip(read_bytes(archive, what="capture"), str(archive)))
                 written += 1
         log = dest / packed / "crawl-log.jsonl"
         if log.exists() and not (out / name / "crawl-log.jsonl").exists():
-            rows = [line for line in log.read_text(encoding="utf-8").splitlines()
-                    if line.strip() and json.loads(line)["id"] in done]
-            (out / name).mkdir(parents=True, exist_ok=True)
-            (out / name / "crawl-log.jsonl").write_text("".join(row + "\n" for row in rows), encoding="utf-8")
+            rows = [line for line, entry in log_rows(log) if entry["id"] in done]
+            make_folder(out, name)
+            write_file(out / name / "crawl-log.jsonl", "".join(row + "\n" for row in rows))
     if (dest / SDK_CHECK).exists() and not (out / SDK_CHECK).exists():
-        shutil.copyfile(dest / SDK_CHECK, out / SDK_CHECK)
+        write_file(out / SDK_CHECK, read_bytes(dest / SDK_CHECK, what="SDK check"))
     return written
 
 
+def main(argv) -> int:
+    from pipeline.report.safe import visible
+
+    try:
+        if argv[0] == "--unpack":
+            count = unpack(pathlib.Path(argv[1]), pathlib.Path(argv[2]))
+            print(f"{count} capture(s) unpacked into {argv[2]}")
+        else:
+            plan = argv[argv.index("--plan") + 1] if "--plan" in argv else None
+            count = pack(pathlib.Path(argv[0]), pathlib.Path(argv[1]), plan)
+            print(f"{count} capture(s) written under {argv[1]}")
+    except (InputError, OSError) as exc:
+        print(f"pack.py: error: {visible(exc)}", file=sys.stderr)
+        return 2
+    return 0
+
+
 if __name__ == "__main__":
-    if sys.argv[1] == "--unpack":
-        count = unpack(pathlib.Path(sys.argv[2]), pathlib.Path(sys.argv[3]))
-        print(f"{count} capture(s) unpacked into {sys.argv[3]}")
-    else:
-        plan = sys.argv[sys.argv.index("--plan") + 1] if "--plan" in sys.argv else None
-        count = pack(pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2]), plan)
-        print(f"{count} capture(s) written under {sys.argv[2]}")
+    sys.exit(main(sys.argv[1:]))

@@ -8,8 +8,11 @@ it also writes a job summary, annotations within GitHub's limits and step
 outputs; ``--sarif`` writes one SARIF 2.1.0 log for code scanning.
 
 Exit status: 0 every server below the failure threshold, 1 at least one at
-or above it, 2 a server that could not be captured, a missing baseline, or
-bad usage (each server is still checked; the others are still reported).
+or above it, 2 "could not check": a server that could not be captured, a
+missing baseline, an id that cannot name a baseline file, or bad usage
+(each server is still checked; the others are still reported, and the step
+outputs are still written). Nothing a server does can make the status 1
+but a change at or above the threshold.
 """
 
 import json
@@ -43,6 +46,9 @@ def add_arguments(parser):
                         help="write the Markdown report (the job summary's text) here")
     parser.add_argument("--offline", action="store_true",
                         help="install package sweeps from the local cache only")
+    parser.add_argument("--allow-destructive-probes", action="store_true",
+                        help="let probes call tools annotated destructiveHint: true or not annotated "
+                             "readOnlyHint: true (refused by default: a pull request can change the probes)")
 
 
 class Checked:
@@ -54,6 +60,24 @@ class Checked:
 
 
 def run(args) -> int:
+    """The check; whatever stops it before the report still sets the step
+    outputs to ``verdict=error``, and a failure of mcpdelta itself exits 2
+    ("could not check"), never 1 ("breaking")."""
+    try:
+        return _run(args)
+    except InputError:
+        _outputs("error", "none", [], dict.fromkeys(SEVERITIES, 0))
+        raise
+    except Exception:  # noqa: BLE001 - a bug in mcpdelta is not a breaking change
+        import traceback
+
+        traceback.print_exc(file=sys.stderr)
+        _outputs("error", "none", [], dict.fromkeys(SEVERITIES, 0))
+        print("mcpdelta ci: internal error: could not check", file=sys.stderr)
+        return 2
+
+
+def _run(args) -> int:
     from pipeline.config import find_default, load_config
     from pipeline.engine.policy import Policy, parse_override, parse_severity
 
@@ -92,17 +116,36 @@ def _server_ids(servers_file: str, chosen: list[str]) -> list[str]:
 
 
 def _check(server_id: str, args, policy, lockfile: bool) -> Checked:
+    """One server's outcome; whatever goes wrong is that server's error
+    ("could not check"), never the run's end nor a "breaking" status."""
+    try:
+        return _compare(server_id, args, policy, lockfile)
+    except InputError as exc:  # an id that cannot name a baseline file, say
+        return Checked(server_id, args.baseline, error=str(exc))
+    except Exception as exc:  # noqa: BLE001 - a bug must read "could not check", not "breaking"
+        import traceback
+
+        traceback.print_exc(file=sys.stderr)
+        return Checked(server_id, args.baseline,
+                       error=f"server {server_id}: internal error: {type(exc).__name__}: {exc}")
+
+
+def _compare(server_id: str, args, policy, lockfile: bool) -> Checked:
     from pipeline.crawl.live import capture_live
     from pipeline.engine.result import DiffResult
+    from pipeline.names import path_in
 
-    path = args.baseline if lockfile else os.path.join(args.baseline, f"{server_id}.json")
+    path = args.baseline if lockfile else path_in(args.baseline, server_id, ".json", what="server id")
     try:
         if args.update_baseline:
-            _write_baseline(path, capture_live(args.servers, server_id, offline=args.offline), lockfile, server_id)
+            live = capture_live(args.servers, server_id, offline=args.offline,
+                                allow_destructive_probes=args.allow_destructive_probes)
+            _write_baseline(path, live, lockfile, server_id)
             return Checked(server_id, path, updated=True)
         baseline, pinned_calls = _read_baseline(path, lockfile)
         # a lockfile's pinned probes are called again, as verify-lock does
-        live = capture_live(args.servers, server_id, offline=args.offline, probes=pinned_calls or None)
+        live = capture_live(args.servers, server_id, offline=args.offline, probes=pinned_calls or None,
+                            allow_destructive_probes=args.allow_destructive_probes)
         result = DiffResult(baseline, live, policy, old_source=path, new_source=f"live:{server_id}")
         if policy.witness != "never":
             from pipeline.witness import attach_witnesses
@@ -185,44 +228,53 @@ def _overall(checked) -> tuple[str, str]:
 def _report(checked, args, policy) -> None:
     from pipeline.report import render
 
+    from pipeline.report.safe import visible
+
     github = os.environ.get("GITHUB_ACTIONS") == "true"
     for c in checked:
         if c.error:
-            print(f"mcpdelta: error: {_escape(c.error)}", file=sys.stderr)
+            print(f"mcpdelta: error: {visible(c.error)}", file=sys.stderr)
         elif c.updated:
-            print(f"{c.server_id}: wrote baseline {c.baseline_path}")
-        else:
-            print(f"== {c.server_id}: {c.baseline_path} -> live:{c.server_id}")
+            print(visible(f"{c.server_id}: wrote baseline {c.baseline_path}"))
+        else:  # one line: an id cannot start a workflow command on the next
+            print(visible(f"== {c.server_id}: {c.baseline_path} -> live:{c.server_id}"))
             sys.stdout.write(render("text", c.result))
     if github:
         sys.stdout.write(annotations(checked))
     verdict, grade = _overall(checked)
     counts = _counts(checked)
+    _outputs(verdict, grade, checked, counts)  # first: a later file that cannot be written leaves them set
     markdown = summary_markdown(checked, verdict, grade, counts)
     if args.markdown:
         _write(args.markdown, markdown)
     if os.environ.get("GITHUB_STEP_SUMMARY"):
         _write(os.environ["GITHUB_STEP_SUMMARY"], markdown, append=True)
-    if os.environ.get("GITHUB_OUTPUT"):
-        lines = [f"verdict={verdict}", f"grade={grade}", f"servers={len(checked)}",
-                 f"errors={sum(1 for c in checked if c.error)}"]
-        lines += [f"{s.lower()}={n}" for s, n in counts.items()]
-        _write(os.environ["GITHUB_OUTPUT"], "\n".join(lines) + "\n", append=True)
     if args.sarif:
         _write(args.sarif, sarif(checked))
     print(f"mcpdelta ci: {len(checked)} server(s); {verdict}; grade {grade}; "
           + ", ".join(f"{n} {s}" for s, n in counts.items()))
 
 
+def _outputs(verdict, grade, checked, counts) -> None:
+    """The step outputs, when GitHub Actions asks for them (``$GITHUB_OUTPUT``)."""
+    if not os.environ.get("GITHUB_OUTPUT"):
+        return
+    lines = [f"verdict={verdict}", f"grade={grade}", f"servers={len(checked)}",
+             f"errors={sum(1 for c in checked if c.error) or int(verdict == 'error')}"]
+    lines += [f"{s.lower()}={n}" for s, n in counts.items()]
+    _write(os.environ["GITHUB_OUTPUT"], "\n".join(lines) + "\n", append=True)
+
+
 def annotations(checked) -> str:
     """GitHub workflow commands for every server, within GitHub's limits of
     each kind per step, then one line saying how many were left out."""
     from pipeline.report.github_format import annotation_lines, cap
+    from pipeline.report.safe import workflow_message
 
     found = []
     for c in checked:
         if c.error:
-            found.append(("error", f"::error title=mcpdelta ci::{_escape(c.error)}"))
+            found.append(("error", f"::error title=mcpdelta ci::{workflow_message(c.error)}"))
         elif c.result:
             found.extend(annotation_lines(c.result, source=c.baseline_path))
     lines, left = cap(found)
@@ -231,24 +283,12 @@ def annotations(checked) -> str:
     return "".join(line + "\n" for line in lines)
 
 
-def _escape(text: str) -> str:
-    from pipeline.report.safe import visible
-
-    return visible(str(text)).replace("%", "%25")
-
-
-def cell(text) -> str:
-    """Text safe inside a Markdown table cell."""
-    from pipeline.report.safe import visible
-
-    return visible(text).replace("|", "\\|")
-
-
 def summary_markdown(checked, verdict: str, grade: str, counts: dict,
                      budget: int = MARKDOWN_BUDGET) -> str:
     """The job summary: one table of every server first, then each server's
     report, cut to ``budget`` characters with a line that says what was left out."""
     from pipeline.report import render
+    from pipeline.report.safe import html_text, md_code, md_text
 
     head = ["## mcpdelta ci", "", f"**{verdict}** · grade **{grade}** · "
             + " · ".join(f"{n} `{s}`" for s, n in counts.items()), "",
@@ -257,15 +297,16 @@ def summary_markdown(checked, verdict: str, grade: str, counts: dict,
     for c in checked:
         if c.result:
             n = [sum(1 for ch in c.result.changes if not ch.suppressed and ch.severity == s) for s in SEVERITIES]
-            head.append(f"| `{cell(c.server_id)}` | {c.result.verdict} | {c.result.grade} | "
+            head.append(f"| {md_code(c.server_id)} | {c.result.verdict} | {c.result.grade} | "
                         + " | ".join(map(str, n)) + " |")
         else:
-            state = "baseline written" if c.updated else f"error: {cell(c.error)}"
-            head.append(f"| `{cell(c.server_id)}` | {state} | | " + " | ".join("" for _ in SEVERITIES) + " |")
+            state = "baseline written" if c.updated else f"error: {md_text(c.error)}"
+            head.append(f"| {md_code(c.server_id)} | {state} | | " + " | ".join("" for _ in SEVERITIES) + " |")
     text = "\n".join(head) + "\n"
     sections = [(c.server_id, render("markdown", c.result)) for c in checked if c.result]
     for i, (server_id, body) in enumerate(sections):
-        section = f"\n<details{' open' if i == 0 else ''}><summary>{cell(server_id)}</summary>\n\n{body}\n</details>\n"
+        section = (f"\n<details{' open' if i == 0 else ''}><summary>{html_text(server_id)}</summary>"
+                   f"\n\n{body}\n</details>\n")
         if len(text) + len(section) <= budget - 400:
             text += section
             continue
@@ -275,7 +316,7 @@ def summary_markdown(checked, verdict: str, grade: str, counts: dict,
         text += kept + ("\n\n</details>\n" if kept else "")
         later = len(sections) - i - 1
         text += (f"\n> mcpdelta: report cut to fit a GitHub comment: {left_lines} more lines of "
-                 f"`{cell(server_id)}`" + (f" and {later} more server(s)" if later else "")
+                 f"{md_code(server_id)}" + (f" and {later} more server(s)" if later else "")
                  + " left out; every change is in the job log and the SARIF log.\n")
         break
     return text
@@ -305,12 +346,21 @@ def sarif(checked) -> str:
         from pipeline.report.sarif_format import empty_log
 
         log = empty_log()
-    return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+    from pipeline.report.safe import json_text
+
+    return json_text(json.dumps(log, indent=2, ensure_ascii=False)) + "\n"
 
 
 def _write(path: str, text: str, append: bool = False) -> None:
+    """A report file written whole, or a runner's file appended to; never
+    through a symbolic link (``pipeline.files``)."""
+    from pipeline.files import open_append, write_file
+
     try:
-        with open(path, "a" if append else "w", encoding="utf-8") as handle:
-            handle.write(text)
+        if append:
+            with open_append(path) as handle:
+                handle.write(text)
+        else:
+            write_file(path, text)
     except OSError as exc:
         raise InputError(path, f"cannot write: {exc.strerror or exc}") from None

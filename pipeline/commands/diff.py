@@ -12,6 +12,9 @@ def add_arguments(parser):
     parser.add_argument("old", metavar="OLD", help=f"old {side}")
     parser.add_argument("new", metavar="NEW", help=f"new {side}")
     parser.add_argument("--servers", metavar="FILE", help="servers file that live:SERVER_ID sides name")
+    parser.add_argument("--allow-destructive-probes", action="store_true",
+                        help="live sides: let probes call tools annotated destructiveHint: true or not "
+                             "annotated readOnlyHint: true (refused by default)")
     parser.add_argument("--format", choices=FORMATS, default="text")
     parser.add_argument("--config", metavar="FILE",
                         help="config file (default: .mcpdelta.yml here, if present)")
@@ -50,8 +53,9 @@ def run(args) -> int:
     policy = Policy(config.profile, config.fail_on, config.overrides, config.ignores,
                     cli_profile=args.profile, cli_fail_on=fail_on, cli_overrides=cli_overrides,
                     witness=parse_severity(args.witness, "--witness", allow_never=True))
-    old = read_side(args.old, servers_file=args.servers, max_bytes=config.max_bytes, max_depth=config.max_depth)
-    new = read_side(args.new, servers_file=args.servers, max_bytes=config.max_bytes, max_depth=config.max_depth)
+    sides = {"servers_file": args.servers, "max_bytes": config.max_bytes, "max_depth": config.max_depth,
+             "allow_destructive_probes": args.allow_destructive_probes}
+    old, new = read_side(args.old, **sides), read_side(args.new, **sides)
     result = DiffResult(old, new, policy, old_source=args.old, new_source=args.new)
     if args.witness_candidates < 1:
         raise InputError("--witness-candidates", "must be at least 1")
@@ -73,21 +77,11 @@ def run(args) -> int:
 
 
 def write_output(path: str, text: str) -> None:
-    """Write the whole report or nothing: a temporary file renamed over FILE."""
-    import os
-    import tempfile
-
+    """Write the whole report or nothing (``pipeline.files``)."""
     from pipeline.errors import InputError
+    from pipeline.files import write_file
 
-    folder = os.path.dirname(os.path.abspath(path))
     try:
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".mcpdelta-", suffix=".tmp")
+        write_file(path, text.encode("utf-8", "backslashreplace"))
     except OSError as exc:
-        raise InputError(path, f"cannot write the report: {exc.strerror or exc}") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace") as out:
-            out.write(text)
-        os.replace(tmp, path)
-    except OSError as exc:
-        os.unlink(tmp)
         raise InputError(path, f"cannot write the report: {exc.strerror or exc}") from None

@@ -26,6 +26,8 @@ def run(args) -> int:
         doc = {"tools": tools, "manifest": whole}
         sys.stdout.write(json.dumps(doc, indent=2) + "\n")
     else:
+        from pipeline.report.safe import visible  # a tool's name is a server's
+
         for name, digest in tools.items():
-            sys.stdout.write(f"{digest}  {name}\n")
+            sys.stdout.write(f"{digest}  {visible(name)}\n")
     return 0

@@ -13,11 +13,12 @@ ones the survey used), as in the survey report.
 """
 
 import datetime as dt
-import html
 import json
 import sys
 
+from pipeline.report.safe import html_text, json_text, md_text, no_command_lines, visible
 from pipeline.resources import SQL_DIR as SQL
+
 FORMAT = "mcpdelta.drift/v1"
 HELP = "report which servers' descriptions and other prose moved, with the judges' notes"
 
@@ -35,7 +36,6 @@ def add_arguments(parser):
 def run(args) -> int:
     from pipeline.config import find_default, load_config
     from pipeline.engine.policy import Policy, parse_override
-    from pipeline.errors import InputError
     from pipeline.lake import Lake
     from pipeline.survey.diffstage import engine_version, policy_hash
 
@@ -81,11 +81,14 @@ def drift_rows(con, since=None) -> list:
 
 def _text(value_json):
     """A change's stored old / new JSON back to its text (None when absent)."""
+    from pipeline.errors import InputError
+    from pipeline.inputs import load_json
+
     if value_json is None:
         return None
     try:
-        value = json.loads(value_json)
-    except ValueError:
+        value = load_json(value_json, "a lake cell")  # bounded: the lake may come from anyone
+    except InputError:
         return value_json
     return value if value is None or isinstance(value, str) else json.dumps(value, sort_keys=True)
 
@@ -117,7 +120,7 @@ def build(rows, engine, policy_id, since=None) -> dict:
 
 
 def as_json(report) -> str:
-    return json.dumps(report, indent=2, ensure_ascii=False) + "\n"
+    return json_text(json.dumps(report, indent=2, ensure_ascii=False)) + "\n"
 
 
 def _one_line(value, limit=240) -> str:
@@ -167,14 +170,8 @@ def text(report) -> str:
             out.append(f"      old: {_one_line(c['old'])}")
             out.append(f"      new: {_one_line(c['new'])}")
             out += [f"      {line}" for line in _change_notes(c)]
-    return "\n".join(out) + "\n"
-
-
-_MD_SPECIAL = str.maketrans({ch: "\\" + ch for ch in "\\`*_[]<>|#"})
-
-
-def _md(value) -> str:
-    return value.translate(_MD_SPECIAL)
+    # every line is one line of the terminal: whatever a server or a judge wrote stays in it
+    return no_command_lines("\n".join(visible(line) for line in out)) + "\n"
 
 
 def markdown(report) -> str:
@@ -184,16 +181,16 @@ def markdown(report) -> str:
     if not report["servers"]:
         out += ["No prose changed.", ""]
     for server in report["servers"]:
-        out += [f"## {_md(server['server_id'])}", "",
+        out += [f"## {md_text(server['server_id'])}", "",
                 f"{_n(len(server['changes']), 'prose change')}, "
                 f"{server['security_relevant']} security-relevant.", ""]
         for c in server["changes"]:
             flag = "**security-relevant** " if c["security_relevant"] else ""
-            out.append(f"- {flag}`{c['rule']}` {_md(c['entity'] or '(server)')}, "
-                       f"{_md(c['old_version'])} -> {_md(c['new_version'])}: `{c['verdict']}`")
-            out.append(f"  - old: {_md(_one_line(c['old']))}")
-            out.append(f"  - new: {_md(_one_line(c['new']))}")
-            out += [f"  - {_md(line)}" for line in _change_notes(c)]
+            out.append(f"- {flag}`{c['rule']}` {md_text(c['entity'] or '(server)')}, "
+                       f"{md_text(c['old_version'])} -> {md_text(c['new_version'])}: `{c['verdict']}`")
+            out.append(f"  - old: {md_text(_one_line(c['old']))}")
+            out.append(f"  - new: {md_text(_one_line(c['new']))}")
+            out += [f"  - {md_text(line)}" for line in _change_notes(c)]
         out.append("")
     return "\n".join(out)
 
@@ -205,7 +202,7 @@ vertical-align:top;text-align:left}th{background:#f4f4f4}tr.sec td{background:#f
 
 
 def page(report) -> str:
-    e = html.escape
+    e = html_text
     out = ["<!DOCTYPE html>", "<html lang=\"en\"><head><meta charset=\"utf-8\">",
            "<title>mcpdelta description drift</title>", f"<style>{_CSS}</style></head><body>",
            "<h1>mcpdelta description drift</h1>",

@@ -21,9 +21,11 @@ def run(args) -> int:
         with lake.writing(args.wait):
             counts = store(lake, rows, attempts)
         progress.finish(f"{counts['added']} new, {counts['errors']} errors")
-    print(f"ingested {counts['rows']} captures from {args.folder}: {counts['added']} new, "
-          f"{counts['rows'] - counts['added']} already in {args.lake}, {counts['errors']} errors")
+    from pipeline.report.safe import visible  # a folder's names and files are anyone's
+
+    print(visible(f"ingested {counts['rows']} captures from {args.folder}: {counts['added']} new, "
+                  f"{counts['rows'] - counts['added']} already in {args.lake}, {counts['errors']} errors"))
     for row in rows:
         if not row["ok"]:
-            print(f"  {row['server_id']} {row['version']}: {row['error']}")
+            print(visible(f"  {row['server_id']} {row['version']}: {row['error']}"))
     return 0

@@ -9,6 +9,8 @@ required it. Over-bumping passes; a version that goes backwards fails.
 import json
 import sys
 
+from pipeline.report.safe import json_text, no_command_lines, visible
+
 
 def add_arguments(parser):
     parser.add_argument("manifest", metavar="MANIFEST", nargs="+",
@@ -51,7 +53,7 @@ def _run_one(args) -> int:
     if args.format == "json":
         doc = {"format": "mcpdelta.lint-bump/v1", "lockfile": args.lock, "manifest": args.manifest,
                "verdict": "fail" if failed else "pass", "tools": verdicts}
-        sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+        sys.stdout.write(json_text(json.dumps(doc, indent=2, ensure_ascii=False)) + "\n")
     else:
         sys.stdout.write(render_text(verdicts, failed))
     return 1 if failed else 0
@@ -111,4 +113,5 @@ def render_text(verdicts, failed) -> str:
         if not v["ok"]:
             for c in v["changes"]:
                 lines.append(f"       {c['severity']} {c['rule']} at {c['path']}: {c['message']}")
-    return "\n".join(lines) + "\n"
+    # tool names, paths and messages are a server's: each line stays one terminal line
+    return no_command_lines("\n".join(visible(line) for line in lines)) + "\n"

@@ -41,21 +41,24 @@ def run(args) -> int:
                                semvers, embed=not args.no_contract, notes=notes)
     except CanonicalError as exc:
         raise InputError(args.manifest, f"cannot canonicalise a tool: {exc}") from None
+    from pipeline.report.safe import json_text, visible  # tool names and notes are a server's
+
     for note in notes:
-        print(f"mcpdelta: note: {note}", file=sys.stderr)
+        print(f"mcpdelta: note: {visible(note)}", file=sys.stderr)
     text = L.dump_lockfile(doc)
     if args.out != "-":
         L.write_text(args.out, text)
     summary = {"lockfile": None if args.out == "-" else args.out, "generated_for": doc["generated_for"],
                "tools": {n: {k: e[k] for k in ("semver", "contract_digest")} for n, e in doc["tools"].items()}}
     if args.format == "json":
-        sys.stdout.write(json.dumps(doc if args.out == "-" else summary, indent=2, ensure_ascii=False) + "\n")
+        sys.stdout.write(json_text(json.dumps(doc if args.out == "-" else summary, indent=2, ensure_ascii=False))
+                         + "\n")
     elif args.out == "-":
         sys.stdout.write(text)
     else:
         probes = sum(len(e.get("probes", ())) for e in doc["tools"].values())
-        sys.stdout.write(f"wrote {args.out}: {len(doc['tools'])} tools pinned for {doc['generated_for']}"
-                         + (f", with {probes} probe(s)" if probes else "") + "\n")
+        sys.stdout.write(visible(f"wrote {args.out}: {len(doc['tools'])} tools pinned for {doc['generated_for']}"
+                                 + (f", with {probes} probe(s)" if probes else "")) + "\n")
     return 0
 
 

@@ -29,6 +29,8 @@ def add_arguments(parser):
     parser.add_argument("--config", metavar="FILE", help="config file (default: .mcpdelta.yml here)")
     parser.add_argument("--workers", type=int, metavar="N", help="processes that diff: the survey and N-1 workers (default: one per core)")
     parser.add_argument("--format", choices=("text", "json"), default="text")
+    parser.add_argument("--allow-destructive-probes", action="store_true",
+                        help="let probes call tools annotated destructiveHint: true (refused by default)")
     parser.add_argument("--wait", action="store_true",
                         help="if another mcpdelta is writing the lake, wait for it (default: fail at once)")
 
@@ -60,7 +62,8 @@ def run(args) -> int:
         summary = run_study(args.servers, args.out, work=work, policy=policy, config=config,
                             cache=args.cache, offline=args.offline, captures=args.captures,
                             workers=args.workers, command=command, population=args.population,
-                            sdk_check=args.sdk_check, title=args.title)
+                            sdk_check=args.sdk_check, title=args.title,
+                            allow_destructive_probes=args.allow_destructive_probes)
     summary["work"] = str(work)
     if args.format == "json":
         sys.stdout.write(json.dumps(summary, indent=2) + "\n")

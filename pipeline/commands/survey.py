@@ -31,6 +31,8 @@ def add_arguments(parser):
     parser.add_argument("--recapture", action="store_true",
                         help="capture every release of a version sweep again, even those the lake holds "
                              "(default: only releases the lake holds no capture of)")
+    parser.add_argument("--allow-destructive-probes", action="store_true",
+                        help="let probes call tools annotated destructiveHint: true (refused by default)")
     parser.add_argument("--wait", action="store_true",
                         help="if another mcpdelta is writing the lake, wait for it (default: fail at once)")
 
@@ -71,7 +73,7 @@ def run(args) -> int:
         summary = run_survey(lake, policy, config, servers_file=args.servers,
                              crawl=not args.no_crawl, pairs=args.pairs, since=since,
                              report_dir=args.report, workers=args.workers, offline=offline,
-                             recapture=args.recapture)
+                             recapture=args.recapture, allow_destructive_probes=args.allow_destructive_probes)
     facts = summary.pop("facts")
     if args.format == "json":
         sys.stdout.write(json.dumps(summary, indent=2) + "\n")

@@ -24,6 +24,9 @@ def add_arguments(parser):
                              "(as a pre-commit hook passes them); or capture a live server with --servers/--server")
     parser.add_argument("--servers", metavar="FILE", help="servers.yaml holding the live server")
     parser.add_argument("--server", metavar="ID", help="the id of the live server to capture")
+    parser.add_argument("--allow-destructive-probes", action="store_true",
+                        help="let the pinned probes call tools annotated destructiveHint: true or not "
+                             "annotated readOnlyHint: true (refused by default)")
     parser.add_argument("--lock", metavar="FILE", default="tool-versions.lock.yaml",
                         help="lockfile (default: tool-versions.lock.yaml)")
     parser.add_argument("--format", choices=("text", "json"), default="text")
@@ -52,7 +55,8 @@ def _run_one(args) -> int:
 
             from pipeline.lockprobes import probes_to_run
 
-            manifest = capture_live(args.servers, args.server, probes=probes_to_run(lock) or None)
+            manifest = capture_live(args.servers, args.server, probes=probes_to_run(lock) or None,
+                                    allow_destructive_probes=args.allow_destructive_probes)
             args.manifest = f"server {args.server}"
         else:
             manifest = read_manifest(args.manifest)
@@ -61,7 +65,9 @@ def _run_one(args) -> int:
         except CanonicalError as exc:
             raise InputError(args.manifest, f"cannot canonicalise a tool: {exc}") from None
     except InputError as exc:
-        print(f"mcpdelta: error: {exc}", file=sys.stderr)
+        from pipeline.report.safe import visible
+
+        print(f"mcpdelta: error: {visible(exc)}", file=sys.stderr)
         return UNREADABLE
     drifted = [d for d in drifts if d.drifted]
     code = DRIFT if drifted else 0
@@ -71,7 +77,9 @@ def _run_one(args) -> int:
                "generated_for": lock.generated_for, "drift": bool(drifted), "grade": grade,
                **{s: [d.name for d in drifts if d.status == s] for s in STATUSES},
                "tools": [d.as_json() for d in drifts if d.status != "unchanged"], "exit_code": code}
-        sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+        from pipeline.report.safe import json_text
+
+        sys.stdout.write(json_text(json.dumps(doc, indent=2, ensure_ascii=False)) + "\n")
     else:
         sys.stdout.write(render_text(drifts, args, grade, _unchecked(lock, manifest)))
     return code
@@ -110,7 +118,9 @@ def render_text(drifts, args, grade, note=None) -> str:
                              f" ({_short(p.pinned)} -> {_short(p.live)})" + (f"; {p.note}" if p.note else ""))
                 for c in p.changes:
                     lines.append(f"          {c.severity:<20} {c.rule}  {c.message}")
-    return "\n".join(lines) + "\n"
+    from pipeline.report.safe import no_command_lines, visible  # tool names are a server's
+
+    return no_command_lines("\n".join(visible(line) for line in lines)) + "\n"
 
 
 def _short(digest) -> str:

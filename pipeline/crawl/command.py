@@ -51,6 +51,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="capture again the package releases --out already holds a good capture of")
     parser.add_argument("--release-installs", action="store_true",
                         help="remove each package install once it is captured (the last pass that needs it)")
+    parser.add_argument("--allow-destructive-probes", action="store_true",
+                        help="let probes call tools annotated destructiveHint: true (refused by default)")
     parser.add_argument("--download-cache-gb", type=float, metavar="GB", default=20.0,
                         help="bound of npm's and pip's download caches under --cache (default 20)")
 
@@ -58,6 +60,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from .model import ClientIdentity
     from .packages import PackageCache, default_cache
+    from .probes import ProbePolicy
     from .runner import crawl
     from .servers import load
     from .stdio import kill_all
@@ -121,7 +124,8 @@ def run(args: argparse.Namespace) -> int:
         try:
             return await crawl(targets, limits, out, cache=cache, progress=progress.update if progress else None,
                                on_total=progress.start if progress else None, client=client,
-                               recapture=args.recapture, release_installs=args.release_installs, skipped=skipped)
+                               recapture=args.recapture, release_installs=args.release_installs, skipped=skipped,
+                               probe_policy=ProbePolicy(allow_destructive=args.allow_destructive_probes))
         finally:
             for signum in (signal.SIGTERM, signal.SIGINT):
                 loop.remove_signal_handler(signum)
@@ -143,9 +147,11 @@ def run(args: argparse.Namespace) -> int:
     note = f"; {len(skipped)} already captured (skipped; --recapture to capture again)" if skipped else ""
     print(f"crawled {len(records)} capture(s): {ok} ok, {len(records) - ok} failed{note}; "
           f"manifests and crawl-log.jsonl in {out}")
+    from pipeline.report.safe import visible  # ids, versions and errors come from the servers
+
     for r in records:
         if not r.ok:
-            print(f"  {r.id} {r.version}: {r.error_kind}: {r.error}", file=sys.stderr)
+            print(visible(f"  {r.id} {r.version}: {r.error_kind}: {r.error}"), file=sys.stderr)
     return 1 if ok < len(records) else 0
 
 
@@ -167,8 +173,10 @@ class _TtyProgress:
 
     def update(self, rec, done: int, total: int) -> None:
         if self._bar is not None:
+            from pipeline.progress import plain
+
             state = "ok" if rec.ok else rec.error_kind
-            self._bar.update(self._task, completed=done, description=f"{rec.id} {rec.version}: {state}")
+            self._bar.update(self._task, completed=done, description=plain(f"{rec.id} {rec.version}: {state}"))
 
     def stop(self) -> None:
         if self._bar is not None:

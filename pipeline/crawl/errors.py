@@ -18,6 +18,9 @@ Kinds (the ``error_kind`` column of the crawl log):
 - ``bad_target``       the server entry cannot be crawled as given
 - ``missing_env``      a ``${VAR}`` of the entry is not set
 - ``interrupted``      the crawl itself was stopped (SIGTERM, SIGINT)
+- ``internal_error``   something no kind above foresaw (a package's broken
+                       metadata, say): the exception's type and message; the
+                       other servers' captures carry on
 
 On a row that *succeeded* (``ok`` true) ``error_kind`` may still be set:
 ``truncated`` (a list stopped early: page cap or cursor cycle; the manifest

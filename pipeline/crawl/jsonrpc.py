@@ -11,7 +11,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from pipeline.inputs import JSON_MAX_DEPTH, InputError, TooDeep, load_json
+
 from .errors import CrawlError, short
+
+# a message's nesting: a manifest's limit, plus the envelope around a result
+MAX_DEPTH = JSON_MAX_DEPTH + 1
 
 
 def request(id_: int, method: str, params: dict | None = None) -> dict:
@@ -33,10 +38,15 @@ def encode(msg: dict) -> bytes:
 
 
 def decode(data: bytes | str, where: str = "message") -> list[dict]:
-    """One JSON-RPC message (or a batch) -> list of message objects."""
+    """One JSON-RPC message (or a batch) -> list of message objects, through
+    the bounded decode: a message nested deeper than ``MAX_DEPTH`` is a
+    ``too_large`` failure of the server (never a ``RecursionError``); one
+    that is not JSON is a ``protocol_error`` (stdio skips those as noise)."""
     try:
-        value = json.loads(data)
-    except (ValueError, UnicodeDecodeError):
+        value = load_json(data, where, MAX_DEPTH)
+    except TooDeep:
+        raise CrawlError("too_large", f"{where} nests deeper than the limit of {MAX_DEPTH} levels") from None
+    except InputError:
         text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
         raise CrawlError("protocol_error", f"{where} is not JSON: {short(text, 80)!r}") from None
     items = value if isinstance(value, list) else [value]

@@ -2,18 +2,26 @@
 baseline (``verify-lock --servers FILE --server ID``)."""
 
 import asyncio
+import sys
 import tempfile
 
 from pipeline.errors import InputError
 
 
-def capture_live(servers_file: str, server_id: str, offline: bool = False, probes=None) -> dict:
+def capture_live(servers_file: str, server_id: str, offline: bool = False, probes=None,
+                 allow_destructive_probes: bool = False) -> dict:
     """The manifest of one server of a servers file, captured now (with
     ``probes``, a list of ``probes.Probe``, in place of the file's own). A
-    server that cannot be captured is an ``InputError`` naming it and the reason."""
+    server that cannot be captured is an ``InputError`` naming it and the reason.
+
+    This is the capture of the CI gates (``ci``, ``verify-lock --servers``, a
+    ``live:`` side), whose servers file and lockfile a pull request can
+    change: a probe calls only a tool annotated read-only and not
+    destructive, unless ``allow_destructive_probes``."""
     from pathlib import Path
 
     from pipeline.crawl.packages import PackageCache, default_cache
+    from pipeline.crawl.probes import ProbePolicy
     from pipeline.crawl.runner import crawl
     from pipeline.crawl.servers import load
 
@@ -27,8 +35,15 @@ def capture_live(servers_file: str, server_id: str, offline: bool = False, probe
         chosen[0].probes = probes
     cache = PackageCache(Path(default_cache()), limits.install_timeout_s, offline=offline)
     with tempfile.TemporaryDirectory(prefix="mcpdelta-live-") as out:
-        records = asyncio.run(crawl(chosen, limits, out, cache=cache))
+        records = asyncio.run(crawl(chosen, limits, out, cache=cache,
+                                    probe_policy=ProbePolicy(read_only=True,
+                                                             allow_destructive=allow_destructive_probes)))
     record = records[-1]
     if not record.ok or record.manifest is None:
         raise InputError(f"server {server_id}", f"capture failed: {record.error_kind}: {record.error}")
+    from pipeline.report.safe import visible
+
+    for warning in record.warnings:  # a refused probe, among others: said, not silent
+        if "refused:" in warning:
+            print(f"mcpdelta: note: server {visible(server_id)}: {visible(warning)}", file=sys.stderr)
     return record.manifest

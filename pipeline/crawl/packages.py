@@ -524,6 +524,6 @@ def _after(published_at: str | None, minutes: float = 1) -> str | None:
 
 
 def _write_json(path: Path, data) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(data, indent=1, sort_keys=True))
-    os.replace(tmp, path)
+    from pipeline.files import write_file
+
+    write_file(path, json.dumps(data, indent=1, sort_keys=True))

@@ -7,6 +7,15 @@ or ``auto``: one probe per tool that declares ``readOnlyHint: true``, with
 the smallest arguments its inputSchema accepts (required properties only).
 Never a tool that is not declared read-only.
 
+A probe is a call into code someone else wrote, so what it may call is
+bounded by what the tool says of itself (``ProbePolicy``): a tool annotated
+``destructiveHint: true`` is never called, and where the probes come from a
+file a pull request can change (``ci``, ``verify-lock --servers``, a
+``live:`` side: the lockfile's pinned calls, the servers file's ``probes:``)
+neither is a tool not annotated ``readOnlyHint: true``, unless the command
+line says so (``--allow-destructive-probes``). A refused probe is recorded
+as ``unavailable`` (compared as no probe at all) with its reason.
+
 Every probe is bounded by the request timeout and the transport's message
 size limit. A probe that fails (a timeout, a protocol error, a server that
 died) becomes a probe entry with that outcome, and one whose tool the
@@ -27,6 +36,29 @@ from . import jsonrpc
 from .errors import CrawlError, short
 
 AUTO = "auto"
+ALLOW_FLAG = "--allow-destructive-probes"
+
+
+@dataclass(frozen=True)
+class ProbePolicy:
+    """Which tools a probe may call. ``read_only``: only those annotated
+    ``readOnlyHint: true`` (probes from a file a pull request can change);
+    ``allow_destructive``: the command line lifts both limits."""
+
+    read_only: bool = False
+    allow_destructive: bool = False
+
+    def refusal(self, tool) -> str | None:
+        """Why the probe of ``tool`` (its listed entry) is not made, or None."""
+        if self.allow_destructive:
+            return None
+        annotations = tool.get("annotations") if isinstance(tool.get("annotations"), dict) else {}
+        if annotations.get("destructiveHint") is True:
+            return f"refused: the tool is annotated destructiveHint: true ({ALLOW_FLAG} calls it)"
+        if self.read_only and annotations.get("readOnlyHint") is not True:
+            return ("refused: the tool is not annotated readOnlyHint: true, and this probe comes from a "
+                    f"file a pull request can change ({ALLOW_FLAG} calls it)")
+        return None
 
 
 @dataclass(frozen=True)
@@ -116,17 +148,21 @@ def smallest_arguments(schema) -> dict | None:
     return min(valid, key=lambda v: (size(v), json.dumps(v, sort_keys=True))) if valid else None
 
 
-async def run_probes(session, probes: list[Probe], tools: list | None, timeout: float) -> list[dict]:
-    """Call every probe in order; one manifest entry per probe."""
+async def run_probes(session, probes: list[Probe], tools: list | None, timeout: float,
+                     policy: ProbePolicy = ProbePolicy()) -> list[dict]:
+    """Call every probe in order, each as ``policy`` allows; one manifest entry per probe."""
     from pipeline.engine.fingerprint import result_shape, shape_hash
 
-    names = {t.get("name") for t in tools or [] if isinstance(t, dict)}
+    listed = {t.get("name"): t for t in tools or [] if isinstance(t, dict)}
     entries = []
     dead = None  # once the server is gone, the remaining probes cannot run
     for probe in probes:
         entry = {"name": probe.key, "tool": probe.tool, "arguments": probe.arguments}
-        if probe.tool not in names:
+        refused = policy.refusal(listed[probe.tool]) if probe.tool in listed else None
+        if probe.tool not in listed:
             entry.update(outcome="unavailable", error=f"no tool named {probe.tool!r} at capture time")
+        elif refused:
+            entry.update(outcome="unavailable", error=refused)
         elif dead is not None:
             entry.update(outcome="protocol_error", error=f"not run: {dead}")
         else:

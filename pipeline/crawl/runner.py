@@ -32,10 +32,16 @@ from typing import Callable
 
 from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
 
-from .errors import CrawlError, cause_lines
+from pipeline.errors import InputError
+from pipeline.files import make_folder, open_append, write_file
+from pipeline.inputs import load_json, read_bytes
+from pipeline.names import path_in
+
+from .errors import CrawlError, cause_lines, short
 from .http import StreamableHttpTransport
 from .model import ClientIdentity, CaptureRecord, Limits, PackageSpec, Target
 from .packages import PackageCache, default_cache, is_selector, runtime_env, select_noted
+from .probes import ProbePolicy
 from .redact import redact, use_secrets
 from .servers import VAR, MissingVariable, expand, safe_name
 from .session import DiscoverBroke, capture
@@ -78,6 +84,8 @@ async def expand_sweeps(targets: list[Target], cache: PackageCache, concurrency:
                 return await cache.published(registry, name)
             except CrawlError as exc:
                 return exc
+            except Exception as exc:  # noqa: BLE001 - one package's look-up never ends the others'
+                return CrawlError("version_lookup", f"{type(exc).__name__}: {short(str(exc))}")
 
     # one look-up per package, however many entries sweep it
     found = dict(zip(names, await asyncio.gather(*(lookup(*n) for n in names))))
@@ -145,7 +153,8 @@ def isolated_env(home: Path) -> dict[str, str]:
 
 
 async def capture_target(t: Target, limits: Limits, cache: PackageCache | None,
-                         published_at: str | None = None, client: ClientIdentity | None = None) -> CaptureRecord:
+                         published_at: str | None = None, client: ClientIdentity | None = None,
+                         probe_policy: ProbePolicy = ProbePolicy()) -> CaptureRecord:
     started = time.monotonic()
     client = client or ClientIdentity()
     rec = CaptureRecord(id=t.id, version=t.version or "", ok=False, error_kind=None, error=None,
@@ -206,7 +215,7 @@ async def capture_target(t: Target, limits: Limits, cache: PackageCache | None,
                 async for attempt in retrying:
                     with attempt:
                         manifest, notes = await _one_capture(t, command, args, env, headers, secret_headers,
-                                                             limits, client, rec, last)
+                                                             limits, client, rec, last, probe_policy)
         except TimeoutError:
             raise CrawlError("timeout", f"total time limit of {limits.total_timeout_s:g}s reached") from None
         finally:
@@ -230,7 +239,9 @@ async def capture_target(t: Target, limits: Limits, cache: PackageCache | None,
             rec.warnings.append(f"fell back to initialize: {notes.discover_note}")
         elif notes.discover_note:
             rec.warnings.append(f"server/discover answered late: {notes.discover_note}")
-    except CrawlError as exc:
+    except Exception as exc:  # noqa: BLE001 - whatever one server does is that server's failure
+        if not isinstance(exc, CrawlError):  # what a package or a server did that nothing foresaw
+            exc = CrawlError("internal_error", f"{type(exc).__name__}: {short(str(exc))}")
         rec.ok = False
         rec.error_kind, rec.error = exc.kind, exc.message
         if not rec.version:
@@ -242,6 +253,10 @@ async def capture_target(t: Target, limits: Limits, cache: PackageCache | None,
     finally:
         shutil.rmtree(home, ignore_errors=True)
     transport = last.get("transport")
+    confinement = getattr(transport, "confinement", None)
+    if confinement is not None and confinement.ended:
+        rec.warnings.append(f"ended {confinement.ended} process(es) the server left running outside its process "
+                            f"group and environment ({confinement.kind})")
     if transport is not None and getattr(transport, "noise_lines", 0):
         rec.noise_lines = transport.noise_lines
         rec.warnings.append(f"skipped {transport.noise_lines} stdout line(s) that are not JSON-RPC "
@@ -254,7 +269,7 @@ async def capture_target(t: Target, limits: Limits, cache: PackageCache | None,
     return rec
 
 
-async def _one_capture(t, command, args, env, headers, secret_headers, limits, client, rec, last):
+async def _one_capture(t, command, args, env, headers, secret_headers, limits, client, rec, last, probe_policy):
     """One attempt; a server that dies or answers garbage on ``server/discover``
     is started again and asked with ``initialize``."""
     discover = True
@@ -263,7 +278,8 @@ async def _one_capture(t, command, args, env, headers, secret_headers, limits, c
         transport = make_transport(t, command, args, env, headers, limits, secret_headers)
         last["transport"] = transport
         try:
-            return await capture(transport, limits, client, discover=discover, probes=t.probes)
+            return await capture(transport, limits, client, discover=discover, probes=t.probes,
+                                 probe_policy=probe_policy)
         except DiscoverBroke as exc:
             if not discover:
                 raise
@@ -285,16 +301,19 @@ def _scrub(value, secrets: set[str]):
 
 
 def write_manifest(out_dir: Path, rec: CaptureRecord) -> Path:
+    """The capture as ``out_dir/<id>/<version>.json``, written whole (a capture
+    folder that is a link elsewhere is refused)."""
     path = manifest_path(out_dir, rec.id, rec.version)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.parent / f".{path.name}.{os.getpid()}.tmp"
-    tmp.write_text(json.dumps(rec.manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    make_folder(out_dir, path.parent.name)
+    write_file(path, json.dumps(rec.manifest, indent=2, ensure_ascii=False) + "\n")
     return path
 
 
 def manifest_path(out_dir: Path, server_id: str, version: str) -> Path:
-    return out_dir / safe_name(server_id) / f"{safe_name(version)}.json"
+    """Where a capture goes: the id and the version spelled as safe names
+    (``pipeline.names``), each checked as one."""
+    return Path(path_in(path_in(out_dir, safe_name(server_id), what="server id"),
+                        safe_name(version), ".json", what="version"))
 
 
 def good_captures(out_dir: Path) -> set[tuple[str, str]]:
@@ -302,15 +321,15 @@ def good_captures(out_dir: Path) -> set[tuple[str, str]]:
     file is there and the last log row of that pair is a clean success."""
     last: dict[tuple[str, str], dict] = {}
     try:
-        with open(out_dir / "crawl-log.jsonl", encoding="utf-8", errors="replace") as fh:
-            for line in fh:
-                try:
-                    row = json.loads(line)
-                    last[(str(row["id"]), str(row["version"]))] = row
-                except (ValueError, KeyError, TypeError):
-                    continue
-    except OSError:
+        data = read_bytes(out_dir / "crawl-log.jsonl", what="crawl log")
+    except InputError:
         return set()
+    for line in data.splitlines():
+        try:
+            row = load_json(line, "a crawl-log line")  # bounded: the folder may come from anyone
+            last[(str(row["id"]), str(row["version"]))] = row
+        except (InputError, KeyError, TypeError):
+            continue
     return {key for key, row in last.items()
             if row.get("ok") is True and not row.get("error_kind") and manifest_path(out_dir, *key).is_file()}
 
@@ -320,13 +339,14 @@ async def crawl(targets: list[Target], limits: Limits, out_dir: str | Path, *,
                 on_total: Callable[[int], None] | None = None,
                 client: ClientIdentity | None = None, recapture: bool = False,
                 release_installs: bool = False, skipped: list | None = None,
-                captured=()) -> list[CaptureRecord]:
+                captured=(), probe_policy: ProbePolicy = ProbePolicy()) -> list[CaptureRecord]:
     """Capture every target; see the module's docstring.
 
     A version sweep skips every (package, version) ``out_dir`` already holds a
     good capture of (published releases do not change), or that ``captured``
     names (for example a lake's good captures), unless ``recapture``; the
-    pairs skipped are appended to ``skipped``. Servers run from a command
+    pairs skipped are appended to ``skipped``. ``probe_policy`` says which
+    tools the probes may call (``probes.ProbePolicy``). Servers run from a command
     or a URL are captured every time. ``release_installs`` removes each
     package install once its capture is done (the last pass that needs it).
     The log is appended to: one line per attempt, across runs."""
@@ -351,18 +371,19 @@ async def crawl(targets: list[Target], limits: Limits, out_dir: str | Path, *,
     log_path = out_dir / "crawl-log.jsonl"
     done = 0
     written: dict[Path, tuple[str, str]] = {}
-    with open(log_path, "a", encoding="utf-8") as log:
+    with open_append(log_path) as log:  # never through a link
         def finish(rec: CaptureRecord) -> None:
             nonlocal done
             if rec.ok and rec.manifest is not None:
-                path = manifest_path(out_dir, rec.id, rec.version)
-                other = written.setdefault(path, (rec.id, rec.version))
-                if other != (rec.id, rec.version):  # two versions (or ids) meeting in one file name
-                    rec.ok, rec.manifest, rec.error_kind = False, None, "bad_target"
-                    rec.error = (f"{rec.id} {rec.version} and {other[0]} {other[1]} would write the same file "
-                                 f"{path.relative_to(out_dir).as_posix()}; not written")
-                else:
+                try:
+                    path = manifest_path(out_dir, rec.id, rec.version)
+                    other = written.setdefault(path, (rec.id, rec.version))
+                    if other != (rec.id, rec.version):  # two versions (or ids) meeting in one file name
+                        raise InputError(f"{rec.id} {rec.version}", f"{other[0]} {other[1]} would write the "
+                                         f"same file {path.relative_to(out_dir).as_posix()}; not written")
                     rec.path = write_manifest(out_dir, rec).relative_to(out_dir).as_posix()
+                except InputError as exc:  # a name or a folder that cannot be written: that capture's failure
+                    rec.ok, rec.manifest, rec.error_kind, rec.error = False, None, "bad_target", str(exc)
             log.write(json.dumps(rec.log_row(), ensure_ascii=False) + "\n")
             log.flush()
             done += 1
@@ -377,7 +398,7 @@ async def crawl(targets: list[Target], limits: Limits, out_dir: str | Path, *,
 
         async def one(target: Target, published_at: str | None) -> CaptureRecord:
             async with serial.get(target.id) or contextlib.nullcontext(), sem:
-                rec = await capture_target(target, limits, cache, published_at, client)
+                rec = await capture_target(target, limits, cache, published_at, client, probe_policy)
                 if release_installs and target.package is not None:
                     cache.release(target.package.registry, target.package.name, target.version or "",
                                   target.package.bin, target.package.python)

@@ -45,14 +45,14 @@ be scrubbed of them (``redact``).
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import sys
 from pathlib import Path
 
 from pipeline.errors import InputError
-from pipeline.inputs import load_yaml, read_text
+from pipeline.inputs import load_json, load_yaml, read_text
+from pipeline.names import spelled as safe_name
 
 from .model import Limits, PackageSpec, Target
 from .probes import parse_probes
@@ -82,23 +82,11 @@ def expand(value: str, secrets: set[str]) -> str:
     return VAR.sub(sub, value)
 
 
-def safe_name(text: str) -> str:
-    """A file-system-safe form of an id or version. Not injective (``a/b`` and
-    ``a__b`` meet), so ``parse`` refuses ids that meet and the runner refuses
-    two captures bound for one file."""
-    text = text.replace("/", "__")
-    return re.sub(r"[^A-Za-z0-9._@+-]", "_", text).strip(".") or "_"
-
-
 def load(path: str | Path) -> tuple[list[Target], Limits]:
     path = Path(path)
     where = str(path)
     text = read_text(path, what="servers file")  # bounded; FIFOs and devices refused
-    try:
-        data = json.loads(text) if path.suffix == ".json" else load_yaml(text, where)
-    except ValueError as exc:  # load_yaml raises InputError itself
-        raise InputError(where, f"not valid {'JSON' if path.suffix == '.json' else 'YAML'}: "
-                                f"{str(exc).splitlines()[0]}") from None
+    data = load_json(text, where) if path.suffix == ".json" else load_yaml(text, where)
     return parse(data, where, path.resolve().parent)
 
 

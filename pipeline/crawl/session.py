@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from . import jsonrpc
 from .errors import CrawlError, short
 from .model import MODERN_PROTOCOL_VERSIONS, OFFERED_PROTOCOL_VERSION, ClientIdentity, Limits
-from .probes import AUTO, auto_probes, run_probes
+from .probes import AUTO, ProbePolicy, auto_probes, run_probes
 
 # (capability, method, key in the result and in the manifest)
 LISTS = [
@@ -216,11 +216,12 @@ def _discover_manifest(result: dict, version: str) -> dict:
 
 
 async def capture(transport, limits: Limits, client: ClientIdentity | None = None,
-                  discover: bool = True, probes=()) -> tuple[dict, Notes]:
+                  discover: bool = True, probes=(), probe_policy: ProbePolicy = ProbePolicy()) -> tuple[dict, Notes]:
     """Run the whole session on a started-or-not transport; the caller closes it.
     ``client`` sets the clientInfo and the protocol versions offered;
     ``discover=False`` skips the ``server/discover`` probe; ``probes`` (a list
-    of ``probes.Probe``, or ``"auto"``) are called after the lists."""
+    of ``probes.Probe``, or ``"auto"``) are called after the lists, as
+    ``probe_policy`` allows."""
     client = client or ClientIdentity()
     notes = Notes(offered_protocol=client.protocol_version)
     session = Session(transport, limits, client)
@@ -285,7 +286,8 @@ async def capture(transport, limits: Limits, client: ClientIdentity | None = Non
         if probes == AUTO:
             probes, skipped = auto_probes(manifest.get("tools") or [])
             notes.probe_notes.extend(skipped)
-        manifest["probes"] = await run_probes(session, probes, manifest.get("tools"), limits.request_timeout_s)
+        manifest["probes"] = await run_probes(session, probes, manifest.get("tools"), limits.request_timeout_s,
+                                              probe_policy)
         notes.probe_notes.extend(f"probe {p['name']}: {p['outcome']}: {p['error']}"
                                  for p in manifest["probes"] if "error" in p)
     return manifest, notes

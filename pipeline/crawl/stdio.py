@@ -1,12 +1,15 @@
 """stdio transport: spawn the server, newline-delimited JSON-RPC on its pipes.
 
-The server runs in its own session (process group) and carries a mark in
-its environment that its descendants inherit; ``close`` closes stdin, gives
-it ``kill_grace_s`` to exit, then signals the whole group (SIGTERM, then
-SIGKILL), kills every process that still carries the mark (a child that
-called ``setsid`` or double-forked out of the group) and reaps the child, so
-nothing it spawned (npx -> node) outlives the capture. ``kill_all`` does the
-same synchronously for every live transport (the crawl's SIGTERM/SIGINT).
+The server runs in its own session (process group), carries a mark in its
+environment that its descendants inherit, and is confined (``confine.py``:
+its own cgroup where the machine allows, else a recorded scan of its
+descendants); ``close`` closes stdin, gives it ``kill_grace_s`` to exit,
+then signals the whole group (SIGTERM, then SIGKILL), kills every process
+that still carries the mark (a child that called ``setsid`` or
+double-forked out of the group), then every process still in its
+confinement (one that also cleared its environment), and reaps the child,
+so nothing it spawned (npx -> node) outlives the capture. ``kill_all`` does
+the same synchronously for every live transport (the crawl's SIGTERM/SIGINT).
 
 stdout lines that are not JSON-RPC (banners, log lines) are skipped and
 counted, as the official SDK client does, up to ``limits.max_noise_lines``.
@@ -23,6 +26,7 @@ import signal
 import uuid
 
 from . import jsonrpc
+from .confine import Confinement
 from .errors import CrawlError, cause, short
 from .model import Limits
 from .redact import current_secrets, redact
@@ -43,6 +47,7 @@ class StdioTransport:
         self.noise_lines = 0                  # non-JSON stdout lines skipped
         self.noise_sample: str | None = None  # the first of them
         self.mark = uuid.uuid4().hex
+        self.confinement: Confinement | None = None
         self._secrets = current_secrets()
         self._stderr = bytearray()
         self._stderr_task: asyncio.Task | None = None
@@ -52,6 +57,7 @@ class StdioTransport:
         env = dict(os.environ)
         env.update(self.env)
         env[MARK] = self.mark
+        self.confinement = Confinement(self.mark)
         LIVE.add(self)
         try:
             self.proc = await asyncio.create_subprocess_exec(
@@ -59,14 +65,18 @@ class StdioTransport:
                 stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE, env=env, cwd=self.cwd,
                 start_new_session=True, limit=self.limits.max_message_bytes,
+                preexec_fn=self.confinement.preexec(),
             )
         except OSError as exc:
+            self.confinement.release()
+            self.confinement = None
             why = exc.strerror or str(exc)
             if exc.errno == errno.ENOEXEC:  # a script the kernel cannot run: no "#!" line
                 why += " (the file does not start with a #! line naming its interpreter)"
             elif exc.errno == errno.ENOENT and os.path.islink(self.command):
                 why += f" (a link to {os.readlink(self.command)!r}, which does not exist)"
             raise CrawlError("spawn_failed", f"cannot start {self.command!r}: {why}") from None
+        self.confinement.started(self.proc.pid)
         self._stderr_task = asyncio.create_task(self._drain_stderr())
 
     async def _drain_stderr(self) -> None:
@@ -90,6 +100,7 @@ class StdioTransport:
         if proc is None:
             LIVE.discard(self)
             return
+        self.confinement.record(proc.pid)  # the scan's record, taken while the tree is whole
         if proc.stdin and not proc.stdin.is_closing():
             proc.stdin.close()
         if proc.returncode is None:
@@ -114,7 +125,9 @@ class StdioTransport:
                     break
                 await asyncio.sleep(0.02)
         kill_marked(self.mark)
+        self.confinement.end(proc.pid)
         await proc.wait()
+        self.confinement.release()
         LIVE.discard(self)
         transport = getattr(proc, "_transport", None)
         if transport is not None:  # release the pipes now, not at garbage collection
@@ -170,7 +183,9 @@ class StdioTransport:
                 continue
             try:
                 return jsonrpc.decode(line, "stdout line")
-            except CrawlError:
+            except CrawlError as exc:
+                if exc.kind != "protocol_error":  # JSON over a bound fails the capture
+                    raise
                 # a banner or a log line on stdout: skipped, as the SDK client does
                 self.noise_lines += 1
                 if self.noise_sample is None:
@@ -228,11 +243,16 @@ def kill_all() -> None:
     """End every server still running, at once (the crawl is being stopped)."""
     for transport in list(LIVE):
         if transport.proc is not None:
+            transport.confinement.record(transport.proc.pid)
             try:
                 os.killpg(transport.proc.pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
-        kill_marked(transport.mark)
+            kill_marked(transport.mark)
+            transport.confinement.end(transport.proc.pid)
+            transport.confinement.release()
+        else:
+            kill_marked(transport.mark)
     LIVE.clear()
 
 

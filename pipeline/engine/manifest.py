@@ -5,11 +5,10 @@ A manifest is a JSON object whose keys are all optional (a missing key means
 ``InputError`` naming the source and the problem, never a traceback.
 """
 
-import json
 import sys
 
 from pipeline.errors import InputError
-from pipeline.inputs import read_bytes, unique_keys
+from pipeline.inputs import check_depth, load_json, read_bytes
 
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024
 DEFAULT_MAX_DEPTH = 256
@@ -51,55 +50,14 @@ def _read_bytes(path: str, source: str, max_bytes: int) -> bytes:
     return data
 
 
-def _reject_constant(name):
-    raise ValueError(f"{name} is not valid JSON")
-
-
-def _finite_float(text):
-    value = float(text)
-    if value in (float("inf"), float("-inf")):
-        raise ValueError(f"number {text} is out of range")
-    return value
-
-
 def parse_manifest(data, source: str = "<manifest>", max_bytes: int = DEFAULT_MAX_BYTES,
                    max_depth: int | None = DEFAULT_MAX_DEPTH) -> dict:
-    """Parse bytes or text into a validated manifest."""
-    if isinstance(data, bytes):
-        if len(data) > max_bytes:
-            raise InputError(source, f"input is larger than the {max_bytes}-byte limit")
-        try:
-            text = data.decode("utf-8-sig")
-        except UnicodeDecodeError as exc:
-            raise InputError(
-                source, f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start})"
-            ) from None
-    else:
-        text = data
-    try:
-        doc = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float,
-                         object_pairs_hook=unique_keys)
-    except json.JSONDecodeError as exc:
-        raise InputError(source, f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
-    except ValueError as exc:
-        raise InputError(source, f"invalid JSON: {exc}") from None
-    except RecursionError:
-        raise InputError(source, f"nesting deeper than the limit of {max_depth} levels") from None
-    return validate_manifest(doc, source, max_depth)
-
-
-def _check_depth(doc, source: str, max_depth: int) -> None:
-    """Level by level, so the walk is a few C-level list builds per level
-    rather than a push and pop per container."""
-    level, depth = [doc], 1
-    while level:
-        if depth > max_depth:
-            raise InputError(source, f"nesting deeper than the limit of {max_depth} levels")
-        deeper = []
-        for node in level:
-            values = node.values() if type(node) is dict else node
-            deeper.extend([v for v in values if type(v) is dict or type(v) is list])
-        level, depth = deeper, depth + 1
+    """Parse bytes or text into a validated manifest: the bounded decode every
+    untrusted JSON goes through (size, UTF-8, strict JSON, nesting), then the shape."""
+    if isinstance(data, bytes) and len(data) > max_bytes:
+        raise InputError(source, f"input is larger than the {max_bytes}-byte limit")
+    doc = load_json(data, source, max_depth or DEFAULT_MAX_DEPTH, max_bytes, strict=True)
+    return validate_manifest(doc, source, None)
 
 
 def validate_manifest(doc, source: str = "<manifest>", max_depth: int | None = DEFAULT_MAX_DEPTH) -> dict:
@@ -109,7 +67,7 @@ def validate_manifest(doc, source: str = "<manifest>", max_depth: int | None = D
     if not isinstance(doc, dict):
         raise InputError(source, f"top level is a JSON {_kind(doc)}, expected an object")
     if max_depth is not None:
-        _check_depth(doc, source, max_depth)
+        check_depth(doc, source, max_depth)
     for list_key, name_key in ENTITY_KEYS.items():
         if list_key not in doc:
             continue

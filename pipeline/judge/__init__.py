@@ -20,7 +20,8 @@ Entry points:
   ``notes`` table, which is also its cache.
 
 Modules: ``config`` (entries), ``prompt`` (the one versioned template and
-the answer parser), ``client`` (HTTP, retries), ``budget``, ``cache``,
+the answer parser), ``client`` (the endpoint, retries), ``http`` (one
+deadline for a whole answer, a cap on its bytes), ``budget``, ``cache``,
 ``jury`` (asking and combining), ``note`` (the note's shape), ``lakestage``
 (the survey stage).
 """

@@ -21,6 +21,10 @@ import os
 import sys
 import threading
 
+from pipeline.errors import InputError
+from pipeline.files import open_append
+from pipeline.inputs import load_json
+
 CACHE_FILE = "judge-answers.jsonl"
 KEY_SCHEME = "mcpdelta-judge-cache/1"
 
@@ -76,10 +80,10 @@ class DiskCache(MemoryCache):
             with open(self.path, encoding="utf-8") as handle:
                 for line in handle:
                     try:
-                        row = json.loads(line)
+                        row = load_json(line, self.path)  # bounded: the file may come from anyone
                         if isinstance(row, dict) and isinstance(row.get("value"), dict):
                             self._data[str(row["key"])] = row["value"]
-                    except (ValueError, KeyError):
+                    except (InputError, KeyError):
                         continue
         except FileNotFoundError:
             pass
@@ -100,8 +104,10 @@ class DiskCache(MemoryCache):
             self._data[key] = value
             try:
                 os.makedirs(os.path.dirname(self.path), exist_ok=True)
-                with open(self.path, "a", encoding="utf-8") as handle:
+                with open_append(self.path) as handle:  # never through a link
                     handle.write(line)   # one write per line: appends do not interleave
+            except InputError as exc:
+                self._warn(f"cannot write the judge cache: {exc}")
             except OSError as exc:
                 self._warn(f"cannot write the judge cache {self.path}: {exc.strerror or exc}")
 

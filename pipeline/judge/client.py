@@ -1,7 +1,9 @@
 """One judge endpoint: an OpenAI-compatible chat-completions client.
 
-Through the ``openai`` package (its own retries off) with tenacity around
-it: 429, 5xx, timeouts and connection failures are retried with
+Through the ``openai`` package (its own retries off) over an HTTP client
+with one deadline for each whole answer and a cap on its bytes
+(``pipeline/judge/http.py``), with tenacity around it: 429, 5xx, timeouts
+and connection failures are retried with
 exponential backoff, and a ``Retry-After`` / ``retry-after-ms`` header
 sets the wait instead. Any other 4xx is final. A request the endpoint
 rejects for an optional parameter (``response_format``, ``max_tokens``,
@@ -69,11 +71,17 @@ def retry_after_seconds(response) -> float | None:
     return retry_after(headers.get("retry-after"))
 
 
+def _too_large(exc) -> bool:
+    from pipeline.judge.http import AnswerTooLarge
+
+    return isinstance(exc.__cause__, AnswerTooLarge) or isinstance(exc, AnswerTooLarge)
+
+
 def _transient(exc) -> bool:
     import openai
 
     if isinstance(exc, openai.APIConnectionError):   # includes APITimeoutError
-        return True
+        return not _too_large(exc)                   # the same endpoint would answer as much again
     if isinstance(exc, openai.APIStatusError):
         if exc.status_code == 429 or exc.status_code >= 500:
             wait = retry_after_seconds(exc.response)
@@ -94,6 +102,8 @@ def describe(exc) -> str:
 
     if isinstance(exc, openai.APITimeoutError):
         return "timed out"
+    if _too_large(exc):
+        return str(exc.__cause__ or exc)
     if isinstance(exc, openai.APIConnectionError):
         return f"cannot connect: {exc.__cause__ or exc}"
     if isinstance(exc, openai.APIStatusError):
@@ -121,9 +131,12 @@ class JudgeClient:
             if self._openai is None:
                 import openai
 
+                from pipeline.judge.http import bounded_client
+
                 self._openai = openai.OpenAI(api_key=self._api_key or NO_KEY,
                                              base_url=self.spec.base_url,
-                                             timeout=self.spec.timeout_s, max_retries=0)
+                                             timeout=self.spec.timeout_s, max_retries=0,
+                                             http_client=bounded_client(self.spec.timeout_s))
             return self._openai
 
     def scrub(self, text):

@@ -28,6 +28,8 @@ import hashlib
 import json
 
 from pipeline.engine.catalog import RULES
+from pipeline.errors import InputError
+from pipeline.inputs import load_json
 from pipeline.judge import note as N
 
 CHUNK = 256
@@ -45,8 +47,8 @@ class LakeCache:
         value = self._data.get(key)
         if isinstance(value, str):  # parsed on demand: a cached run reads none of them
             try:
-                value = json.loads(value)
-            except ValueError:
+                value = load_json(value, "a stored answer")  # bounded: a lake cell
+            except InputError:
                 value = None
             self._data[key] = value = value if isinstance(value, dict) else None
         return value
@@ -116,7 +118,12 @@ def judge_lake(lake, config, engine, policy_id, environ=None) -> dict:
         con.close()
     todo = []
     for row in changes:
-        old, new = json.loads(row["old_json"]), json.loads(row["new_json"])
+        try:  # bounded: lake cells, which anyone may have written
+            old = load_json(row["old_json"], "a change's old value")
+            new = load_json(row["new_json"], "a change's new value")
+        except (InputError, TypeError):
+            counts["errors"] += 1
+            continue
         keys = [cache_key(j.spec.model, j.spec.base_url, PROMPT_VERSION, row["rule"], row["entity"],
                           row["path"], old, new) for j in judges]
         if all((row["pair_key"], k) in done for k in keys):

@@ -94,9 +94,12 @@ def _find_object(text: str):
     if stripped.startswith("```"):
         stripped = stripped.split("\n", 1)[1] if "\n" in stripped else ""
         stripped = stripped.rsplit("```", 1)[0]
-    try:
-        return json.loads(stripped)
-    except ValueError:
+    from pipeline.errors import InputError
+    from pipeline.inputs import check_depth, load_json
+
+    try:  # bounded: an endpoint someone else runs wrote it
+        return load_json(stripped, "the answer")
+    except InputError:
         pass
     decoder = json.JSONDecoder()
     start = text.find("{")
@@ -104,9 +107,10 @@ def _find_object(text: str):
     while start != -1 and tries < 50:
         try:
             value, _ = decoder.raw_decode(text, start)
+            check_depth(value, "the answer")
             if isinstance(value, dict):
                 return value
-        except ValueError:
+        except (ValueError, RecursionError, InputError):
             pass
         start = text.find("{", start + 1)
         tries += 1

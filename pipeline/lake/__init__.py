@@ -95,25 +95,23 @@ class Lake:
             by_server.setdefault(row[server], []).append(row)
         paths = []
         for server_id in sorted(by_server):
-            folder = f"{self.folder(table)}/server_id={partition_value(server_id)}"
+            folder = f"{self.folder(table)}/{partition_name(server_id)}"
             table_data = _arrow(by_server[server_id], schema)
             paths.append(self._write(f"{folder}/part-{batch_id}.parquet", table_data))
         return paths
 
     def _write(self, path: str, data: pa.Table) -> str:
-        folder, name = path.rsplit("/", 1)
-        temporary = f"{folder}/.{name}.{uuid.uuid4().hex}.tmp"
+        """One new file, through the one way to write (``pipeline.files``): a
+        fresh temporary name, fsynced and renamed; a link in the lake is refused."""
+        from pipeline.files import make_folder, replacing
+
+        folder = os.path.dirname(path)
         try:
-            os.makedirs(folder, exist_ok=True)
-            pq.write_table(data, temporary, compression="zstd")
-            _fsync(temporary)
-            os.replace(temporary, path)
-            _fsync(folder)  # the rename itself reaches the disk
+            make_folder(self.base, *os.path.relpath(folder, self.base).split(os.sep))
+            with replacing(path) as handle:
+                pq.write_table(data, handle, compression="zstd")
         except OSError as exc:
             raise InputError(path, _write_problem(exc, self.base)) from None
-        finally:
-            if os.path.exists(temporary):
-                os.remove(temporary)
         return path
 
     # --- housekeeping ----------------------------------------------------
@@ -174,7 +172,7 @@ class Lake:
         folder = self.folder(table)
         tables = []
         for server_id in wanted:
-            for path in _parquet_in(f"{folder}/server_id={partition_value(server_id)}"):
+            for path in _parquet_in(f"{folder}/{partition_name(server_id)}"):
                 tables.append(_read_file(path, table, columns, dictionary))
         shared = _parquet_in(folder)
         if shared:
@@ -349,14 +347,6 @@ def _check_schema(path: str, table: str, found) -> None:
                                "move it out of the lake")
 
 
-def _fsync(path: str) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def _write_problem(exc: OSError, base: str) -> str:
     number = exc.errno
     if number is None:  # pyarrow's I/O errors carry the errno in the message only
@@ -380,4 +370,14 @@ def _quote(text: str) -> str:
 
 def partition_value(server_id: str) -> str:
     """A folder-safe spelling of a server id (the id itself is a column)."""
-    return urllib.parse.quote(server_id, safe="-_.@")
+    from pipeline.names import quoted
+
+    return quoted(server_id)
+
+
+def partition_name(server_id: str) -> str:
+    """The Hive folder of a server's rows: ``server_id=<quoted id>``, one
+    checked file name (``pipeline.names``)."""
+    from pipeline.names import file_name
+
+    return file_name(f"server_id={partition_value(server_id)}", "lake partition")

@@ -17,14 +17,13 @@ import os
 import re
 import stat
 import sys
-import zlib
 
 from pipeline.contract import manifest_digest, tool_digest
 from pipeline.engine.behaviour import fingerprint
 from pipeline.engine.fingerprint import shape_hash
 from pipeline.engine.manifest import DEFAULT_MAX_BYTES, parse_manifest
 from pipeline.errors import InputError
-from pipeline.inputs import read_bytes
+from pipeline.inputs import gunzip, read_bytes
 from pipeline.lake import new_batch_id
 
 _SEMVER = re.compile(r"^v?(\d+(?:\.\d+){0,3})(?:[-+]?([0-9A-Za-z.+-]*))?$")
@@ -143,19 +142,6 @@ def rows_from_records(records) -> tuple[list, list]:
 CAPTURE_SUFFIXES = (".json", ".json.gz")
 
 
-def gunzip(data: bytes, path: str, max_bytes: int) -> bytes:
-    """The decompressed bytes, bounded: a small file that inflates past
-    ``max_bytes`` is an error, not a memory exhaustion."""
-    inflate = zlib.decompressobj(wbits=31)
-    try:
-        out = inflate.decompress(data, max_bytes + 1)
-    except zlib.error as exc:
-        raise InputError(path, f"not a valid gzip file ({exc})") from None
-    if len(out) > max_bytes or inflate.unconsumed_tail:
-        raise InputError(path, f"decompresses to more than the {max_bytes}-byte limit")
-    return out
-
-
 def rows_from_folder(folder: str, warn=None) -> tuple[list, list]:
     """(manifest rows, attempt rows) from ``folder/<server-id>/<version>.json``
     (or ``<version>.json.gz``) files, with capture times and transports from ``crawl-log.jsonl`` when it
@@ -212,7 +198,9 @@ def rows_from_folder(folder: str, warn=None) -> tuple[list, list]:
 
 
 def _stderr(line):
-    print(line, file=sys.stderr)
+    from pipeline.report.safe import visible  # a folder's names are anyone's
+
+    print(visible(line), file=sys.stderr)
 
 
 def _names(folder, warn) -> list:

@@ -66,9 +66,11 @@ def writer_lock(base: str, wait: bool = False, notify=None):
 
 
 def _open(base, path) -> int:
+    from pipeline.files import open_lock
+
     try:
         os.makedirs(base, exist_ok=True)
-        return os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+        return open_lock(path)  # never through a link: the lock file is written to
     except FileExistsError:
         raise InputError(base, "the lake is a file, not a folder") from None
     except NotADirectoryError:
@@ -100,8 +102,14 @@ def _acquire(fd, path, wait, notify):
 
 
 def _holder(path) -> str:
+    from pipeline.report.safe import visible
+
     try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            return handle.read(200).strip() or "holder unknown"
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        try:
+            text = os.read(fd, 200).decode("utf-8", "replace")
+        finally:
+            os.close(fd)
     except OSError:
         return "holder unknown"
+    return visible(text.strip()) or "holder unknown"

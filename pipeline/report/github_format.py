@@ -8,23 +8,18 @@ past ``max_annotations`` of a kind the summary line counts what was left
 out instead. ``mcpdelta ci`` applies the same cap across all its servers."""
 
 from pipeline.report import headline
-from pipeline.report.safe import visible
+from pipeline.report.safe import visible, workflow_message, workflow_property
 from pipeline.report.view import message
 
 MAX_ANNOTATIONS = 10
 KINDS = ("error", "warning", "notice")
 
 
-def _escape(text: str, prop: bool = False) -> str:
-    text = visible(text).replace("%", "%25")
-    return text.replace(":", "%3A").replace(",", "%2C") if prop else text
-
-
 def annotation_lines(result, source: str | None = None) -> list[tuple[str, str]]:
     """(kind, workflow command) for every unsuppressed change, located at
     ``source`` (default: the new side)."""
     lines = []
-    file = _escape(source or result.new_source, prop=True)
+    file = workflow_property(source or result.new_source)
     for c in result.changes:
         if c.suppressed:
             continue
@@ -34,8 +29,8 @@ def annotation_lines(result, source: str | None = None) -> list[tuple[str, str]]
             kind = "warning"
         else:
             kind = "notice"
-        title = _escape(f"{c.severity} {c.rule}", prop=True)
-        lines.append((kind, f"::{kind} file={file},title={title}::{_escape(message(c) + ' ' + c.path)}"))
+        title = workflow_property(f"{c.severity} {c.rule}")
+        lines.append((kind, f"::{kind} file={file},title={title}::{workflow_message(message(c) + ' ' + c.path)}"))
     return lines
 
 

@@ -3,44 +3,16 @@ a summary table first, then the changes by entity kind and rule, long
 entity lists and the less severe kinds of change collapsed, and the whole
 kept under ``max_chars`` (GitHub holds 65,536 characters in a comment)."""
 
-import html
-
 from pipeline.report import headline
-from pipeline.report.safe import no_command_lines, visible
+from pipeline.report.safe import md_code as code
+from pipeline.report.safe import md_text as text
+from pipeline.report.safe import no_command_lines
 from pipeline.report.view import compact, cut, hidden_count, plural, rule_counts, sections
 
 _ICONS = {"BREAKING": "🔴", "POTENTIALLY_BREAKING": "🟠", "NON_BREAKING": "🟢",
           "DOCUMENTATION": "📝"}
 MAX_CHARS = 60_000
 OPEN_ENTITIES = 10  # entity lists longer than this are collapsed
-_PUNCT = set("\\`*_[]#|~!<>&")
-
-
-def text(value) -> str:
-    """An untrusted value as literal Markdown: control characters escaped,
-    Markdown punctuation backslashed, HTML special characters as entities."""
-    out = []
-    for char in visible(value):
-        if char in "<>&":
-            out.append(html.escape(char))
-        elif char in _PUNCT:
-            out.append("\\" + char)
-        else:
-            out.append(char)
-    return "".join(out)
-
-
-def code(value) -> str:
-    """An untrusted value in a code span (fenced past any backticks in it;
-    a pipe still needs its backslash inside a table)."""
-    body = visible(value).replace("|", "\\|")
-    longest = run = 0
-    for char in body:
-        run = run + 1 if char == "`" else 0
-        longest = max(longest, run)
-    fence = "`" * (longest + 1)
-    pad = " " if body.startswith("`") or body.endswith("`") else ""
-    return f"{fence}{pad}{body}{pad}{fence}"
 
 
 def _entities(kind, entities) -> str:

@@ -20,17 +20,20 @@ from pipeline.resources import DEMO_SERVERS
 PAIR_MODES = ("consecutive", "latest", "all")
 
 
-def crawl_stage(servers_file, lake, offline=True, cache=None, recapture=False) -> dict:
+def crawl_stage(servers_file, lake, offline=True, cache=None, recapture=False,
+                allow_destructive_probes=False) -> dict:
     """Capture every server of ``servers_file`` and store what is new.
 
     Published releases do not change, so a version sweep skips every
     (server, version) the lake already holds a stored capture of, unless
     ``recapture``; servers run from a command or a URL are captured every
-    time. ``skipped`` counts the releases skipped as already held."""
+    time. ``skipped`` counts the releases skipped as already held. Probes never
+    call a tool annotated destructive unless ``allow_destructive_probes``."""
     import asyncio
     import tempfile
 
     from pipeline.crawl.packages import PackageCache, default_cache
+    from pipeline.crawl.probes import ProbePolicy
     from pipeline.crawl.runner import crawl
     from pipeline.crawl.servers import load
     from pipeline.lake.ingest import rows_from_records, store
@@ -42,7 +45,9 @@ def crawl_stage(servers_file, lake, offline=True, cache=None, recapture=False) -
     skipped: list = []
     with tempfile.TemporaryDirectory(prefix="mcpdelta-crawl-") as out:
         records = asyncio.run(crawl(targets, limits, out, cache=packages, recapture=recapture,
-                                    captured=held, skipped=skipped, **progress.crawl_callbacks()))
+                                    captured=held, skipped=skipped,
+                                    probe_policy=ProbePolicy(allow_destructive=allow_destructive_probes),
+                                    **progress.crawl_callbacks()))
     counts = store(lake, *rows_from_records(records))
     counts["failed"] = [(r.id, r.version, r.error_kind, r.error) for r in records if not r.ok]
     counts["skipped"] = len(skipped)
@@ -79,7 +84,8 @@ def judge_stage(lake, config, engine_version=None, policy_hash=None, environ=Non
 
 
 def run_survey(lake, policy, config, *, servers_file=None, crawl=True, pairs="consecutive",
-               since=None, report_dir=None, workers=None, offline=True, recapture=False) -> dict:
+               since=None, report_dir=None, workers=None, offline=True, recapture=False,
+               allow_destructive_probes=False) -> dict:
     """The whole pipeline; returns the summary object CONTRACT.md defines."""
     from pipeline.survey.diffstage import engine_version, policy_hash, run_diff_stage
     from pipeline.survey.report import write_report
@@ -98,7 +104,8 @@ def run_survey(lake, policy, config, *, servers_file=None, crawl=True, pairs="co
             raise InputError(str(servers_file), "no such servers file")
         t = time.perf_counter()
         progress.stage("crawl", str(servers_file))
-        crawled = crawl_stage(servers_file, lake, offline=offline, recapture=recapture)
+        crawled = crawl_stage(servers_file, lake, offline=offline, recapture=recapture,
+                              allow_destructive_probes=allow_destructive_probes)
         capture_errors, skipped = len(crawled["failed"]), crawled["skipped"]
         progress.finish(f"{crawled['rows']} captures, {crawled['added']} new, {capture_errors} failed, "
                         f"{skipped} releases already held (skipped)")

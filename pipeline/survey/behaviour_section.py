@@ -9,6 +9,8 @@ per-server counts (its ``server`` rows) and each step and tool it found (its
 
 def behaviour(rows, servers_file) -> str:
     """The section, from the rows of ``behaviour.sql``; ``servers_file`` holds the probes."""
+    from pipeline.survey.writeup import _cell, _code  # the page's one way to write a cell
+
     servers = [r for r in rows if r["level"] == "server" and r["server_id"] is not None]
     total = next((r for r in rows if r["level"] == "server" and r["server_id"] is None), None)
     steps = [r for r in rows if r["level"] == "step"]
@@ -39,15 +41,11 @@ def behaviour(rows, servers_file) -> str:
     for r in steps:
         what = " and ".join(w for w, on in (("response changed, schemas not", r["shape_only"]),
                                             ("outputSchema violated", r["violated"])) if on)
-        lines.append(f"| {r['server_id']} | {r['old_version']} -> {r['new_version']} | `{_cell(r['tool'])}` | "
-                     f"{what} | {_cell(r['rules'])} | {_n(r['breaking'])} | `{_cell(r['first_path'])}` |")
+        lines.append(f"| {r['server_id']} | {r['old_version']} -> {r['new_version']} | {_code(r['tool'])} | "
+                     f"{what} | {_cell(r['rules'])} | {_n(r['breaking'])} | {_code(r['first_path'])} |")
     return "\n".join(lines)
 
 
 def _n(value) -> str:
     return "0" if value is None else str(value)
 
-
-def _cell(text, limit=160) -> str:
-    text = " ".join(str(text or "").split()).replace("|", "\\|").replace("`", "'")
-    return text if len(text) <= limit else text[: limit - 1] + "…"

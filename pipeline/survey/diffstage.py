@@ -26,6 +26,7 @@ import threading
 
 from pipeline import __version__
 from pipeline.errors import InputError
+from pipeline.inputs import load_json
 from pipeline.survey import PAIR_MODES
 
 from pipeline.resources import SQL_DIR as SQL
@@ -111,8 +112,8 @@ class _Contracts:
         if key not in self._hashes:
             text = self.surfaces[key][1]
             try:
-                self._hashes[key] = None if text is None else dict(json.loads(text))
-            except (TypeError, ValueError):
+                self._hashes[key] = None if text is None else dict(load_json(text, "a lake cell"))
+            except (TypeError, ValueError, InputError):
                 self._hashes[key] = {}  # unreadable: every tool reads as moved, and is looked up
         return self._hashes[key]
 
@@ -194,16 +195,17 @@ def _share_schemas(old_tools, new_tools) -> None:
 
 
 def _decoded_once(cache, text, source, what, check):
-    """``check(json.loads(text))``, worked out once per text (a failure too,
-    as the InputError it raised, said again for each source that meets it)."""
+    """``check(text decoded)``, worked out once per text (a failure too, as
+    the InputError it raised, said again for each source that meets it). The
+    decode is bounded (``pipeline.inputs.load_json``): the lake may come from anyone."""
     found = cache.get(text)
     if found is None:
         try:
-            found = check(json.loads(text))
-        except (TypeError, ValueError) as exc:
-            found = InputError(source, f"{what} is not valid JSON ({exc})")
+            found = check(load_json(text, what))
         except InputError as exc:
-            found = exc
+            found = exc if exc.where != what else InputError(source, f"{what} is not valid JSON ({exc.problem})")
+        except TypeError as exc:  # not text at all
+            found = InputError(source, f"{what} is not valid JSON ({exc})")
         cache[text] = found
     if isinstance(found, InputError):
         raise InputError(source, found.problem)
@@ -452,10 +454,11 @@ def _state_key(lake, manifests, mode, since, engine, policy_id, servers) -> str:
 
 
 def _done(lake) -> dict:
+    from pipeline.inputs import read_bytes
+
     try:
-        with open(os.path.join(lake.base, DONE_FILE), encoding="utf-8") as handle:
-            found = json.load(handle)
-    except (OSError, ValueError):
+        found = load_json(read_bytes(os.path.join(lake.base, DONE_FILE), 1 << 20), DONE_FILE)
+    except InputError:
         return {}
     return found if isinstance(found, dict) else {}
 
@@ -463,17 +466,14 @@ def _done(lake) -> dict:
 def _record_done(lake, key, total) -> None:
     """Remember that a lake in this state has no pending pair (written whole
     or not at all; losing it costs one full check, never a wrong answer)."""
-    import tempfile
+    from pipeline.files import write_file
 
     done = {k: v for k, v in _done(lake).items() if isinstance(v, int)}
     done.pop(key, None)
     done = dict(list(done.items())[-(DONE_KEEP - 1):])
     done[key] = total
     try:
-        fd, tmp = tempfile.mkstemp(dir=lake.base, prefix=".diff-stage-", suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(done, handle)
-        os.replace(tmp, os.path.join(lake.base, DONE_FILE))
+        write_file(os.path.join(lake.base, DONE_FILE), json.dumps(done))
     except OSError:  # a read-only lake: the next run checks in full
         pass
 

@@ -44,14 +44,16 @@ ROWS = [(1, "groceries", "tea, bread"), (2, "chess", "learn the Sicilian")]
 
 def create(folder) -> pathlib.Path:
     """Make (or make again) the fixtures in ``folder``; return its absolute path."""
+    from pipeline.files import make_folder, write_file
+
     root = pathlib.Path(folder).resolve()
     root.mkdir(parents=True, exist_ok=True)
-    (root / "memory.json").write_text("".join(json.dumps(line) + "\n" for line in MEMORY), encoding="utf-8")
+    write_file(root / "memory.json", "".join(json.dumps(line) + "\n" for line in MEMORY))
     files = root / "files"
     shutil.rmtree(files, ignore_errors=True)
     for name, text in FILES.items():
-        (files / name).parent.mkdir(parents=True, exist_ok=True)
-        (files / name).write_text(text, encoding="utf-8")
+        make_folder(root, "files", *pathlib.PurePosixPath(name).parent.parts)  # never into a link
+        write_file(files / name, text)
     _database(root / "reference.db")
     if shutil.which("git"):  # without git, mcp-server-git cannot run either: its capture says so
         _repository(root / "repo")
@@ -68,8 +70,10 @@ def _database(path: pathlib.Path) -> None:
 def _repository(path: pathlib.Path) -> None:
     """Two commits with fixed authors and dates: the same hashes every time.
     The user's git configuration (hooks, signing, templates) is kept out."""
+    from pipeline.files import make_folder, write_file
+
     shutil.rmtree(path, ignore_errors=True)
-    path.mkdir(parents=True)
+    make_folder(path.parent, path.name)
     env = {"PATH": os.environ.get("PATH", ""), "HOME": str(path), "GIT_CONFIG_NOSYSTEM": "1",
            "GIT_CONFIG_GLOBAL": os.devnull, "GIT_AUTHOR_NAME": "Fixture", "GIT_AUTHOR_EMAIL": "fixture@example.org",
            "GIT_COMMITTER_NAME": "Fixture", "GIT_COMMITTER_EMAIL": "fixture@example.org", "LC_ALL": "C"}
@@ -82,10 +86,10 @@ def _repository(path: pathlib.Path) -> None:
     git("init", "-q", "--template=", "-b", "main")
     for message, files, date in COMMITS:
         for name, text in files.items():
-            (path / name).write_text(text, encoding="utf-8")
+            write_file(path / name, text)
         git("add", *files)
         git("commit", "-q", "--no-gpg-sign", "-m", message, date=date)
-    (path / "notes.txt").write_text(FILES["notes.txt"], encoding="utf-8")  # an unstaged change to show
+    write_file(path / "notes.txt", FILES["notes.txt"])  # an unstaged change to show
 
 
 @contextlib.contextmanager

@@ -87,7 +87,7 @@ def register(con, population=None, sdk_check=None):
 # --- the page's sections (pipeline.survey.writeup lays them out) ------------
 
 def population_section(rows) -> str:
-    from pipeline.survey.writeup import _count, _n, _pct
+    from pipeline.survey.writeup import _cell, _code, _count, _n, _pct
 
     f = rows["funnel"][0] if rows["funnel"] else {}
     lines = ["## Population", "",
@@ -104,8 +104,8 @@ def population_section(rows) -> str:
         lines.append(f"| {name} | {r['candidates']} | {r['npm']} | {r['pypi']} | {r['surveyed']} |")
     if rows["exclusions"]:
         lines += ["", "`exclusions.sql`: why the others are not surveyed.", ""]
-        lines += [f"- {r['class']}: {r['reason']}: {r['candidates']} (for example "
-                  f"{', '.join('`' + e + '`' for e in r['examples'])})" for r in rows["exclusions"]]
+        lines += [f"- {r['class']}: {_cell(r['reason'])}: {r['candidates']} (for example "
+                  f"{', '.join(_code(e) for e in r['examples'])})" for r in rows["exclusions"]]
     if f:
         lines += ["", f"`funnel.sql`: {_count(f['candidates'], 'candidate')} -> {f['servers']} classified as "
                       f"servers ({f['servers_not_surveyed']} of them missing from the servers file) -> "

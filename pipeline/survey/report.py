@@ -12,13 +12,13 @@ takes the rows of its queries as a list of dicts or a Polars DataFrame.
 import dataclasses
 import decimal
 import fnmatch
-import html
 import io
-import os
 import pathlib
 
 from pipeline import progress
 from pipeline.engine.catalog import SEVERITIES
+from pipeline.files import write_file
+from pipeline.report.safe import html_text, md_code, md_text
 
 from pipeline.resources import SQL_DIR as SQL
 COLOURS = {"BREAKING": "#c62828", "POTENTIALLY_BREAKING": "#ef6c00",
@@ -146,6 +146,14 @@ def _integer_ticks(axis):
         axis.get_major_locator().set_params(integer=True)
 
 
+def _label(text) -> str:
+    """A value from the lake as figure text: one line, and a dollar sign a
+    dollar sign (two would start matplotlib's math text, which can fail to parse)."""
+    from pipeline.report.safe import visible
+
+    return visible(text).replace("$", r"\$")
+
+
 def _labels(names, width=30) -> list:
     """Axis labels for server ids: long ones shortened in the middle (the
     distinguishing tail of "@scope/server-foo" survives); full ids when
@@ -153,7 +161,7 @@ def _labels(names, width=30) -> list:
     names = [str(n) for n in names]
     keep = (width - 1) // 2
     short = [n if len(n) <= width else n[:keep] + "…" + n[-(width - 1 - keep):] for n in names]
-    return short if len(set(short)) == len(set(names)) else names
+    return [_label(n) for n in (short if len(set(short)) == len(set(names)) else names)]
 
 
 def _stacked_bars(axis, labels, counts_by_label) -> list:
@@ -191,7 +199,7 @@ def plot_rule_frequencies(rules, top=25):
     axis = figure.subplots()
     if not shown:
         _empty(axis)
-    left = _stacked_bars(axis, shown, [by_rule[r] for r in shown])
+    left = _stacked_bars(axis, [_label(r) for r in shown], [by_rule[r] for r in shown])
     if shown:
         cut = _break_at(left)
         limit = cut or max(left) * 1.12
@@ -257,7 +265,7 @@ def plot_breaking_by_version(rows, top=10):
         axis.plot([r["released_at"] for r in series], [r["breaking"] or 0 for r in series],
                   marker="o", markersize=4, label=name)
     for r, server in largest:
-        axis.annotate(f"{server} {r['version']}: {r['breaking']}", (r["released_at"], r["breaking"]),
+        axis.annotate(_label(f"{server} {r['version']}: {r['breaking']}"), (r["released_at"], r["breaking"]),
                       textcoords="offset points", xytext=(5, 4), fontsize="x-small", color="#333")
     axis.set_ylabel(_count_scale(axis, max(r["breaking"] or 0 for r, _ in points)))
     locator = AutoDateLocator()
@@ -450,12 +458,12 @@ def plot_server_timeline(releases, semver=None, servers=None, limit=6, last=30):
                           textcoords="offset points", xytext=(0, 3), ha="center",
                           fontsize="x-small", color="#c62828" if under else "#333",
                           fontweight="bold" if under else "normal")
-        axis.set_xticks(xs, versions, rotation=45 if len(versions) > 8 else 0,
+        axis.set_xticks(xs, [_label(v) for v in versions], rotation=45 if len(versions) > 8 else 0,
                         ha="right" if len(versions) > 8 else "center", fontsize="small")
         axis.set_ylabel("changes")
         axis.set_ylim(0, max(bottom + [1]) * 1.3)
         _integer_ticks(axis.yaxis)
-        axis.set_title(server, loc="left", fontsize="medium")
+        axis.set_title(_label(server), loc="left", fontsize="medium")
     axes[-1].set_xlabel("release (in version order)")
     legend = {}
     for axis in axes:
@@ -510,10 +518,12 @@ def render(name: str, facts):
 
 
 def save_png(figure, path, dpi=110) -> pathlib.Path:
+    """The figure as a PNG file, written whole (``pipeline.files``)."""
+    from pipeline.files import replacing
+
     path = pathlib.Path(path)
-    temporary = path.with_name(f".{path.name}.tmp")
-    figure.savefig(temporary, format="png", dpi=dpi)
-    os.replace(temporary, path)
+    with replacing(path) as handle:
+        figure.savefig(handle, format="png", dpi=dpi)
     return path
 
 
@@ -548,9 +558,7 @@ def write_report(con, folder, engine, policy_id, plots=ALL_PLOTS) -> dict:
     folder.mkdir(parents=True, exist_ok=True)
     facts["engine"], facts["policy"] = engine, policy_id
     for name, text in (("survey.md", markdown(facts)), ("survey.html", page(facts))):
-        temporary = folder / f".{name}.tmp"
-        temporary.write_text(text, encoding="utf-8")
-        os.replace(temporary, folder / name)
+        write_file(folder / name, text)
     facts["markdown"], facts["html"] = folder / "survey.md", folder / "survey.html"
     return facts
 
@@ -560,7 +568,10 @@ def _under_bumped(facts) -> list:
 
 
 def markdown(facts) -> str:
-    out = ["# mcpdelta survey", "", f"Engine `{facts['engine']}`, policy `{facts['policy']}`.", "",
+    """survey.md: every value from the lake through ``md_text`` / ``md_code``
+    (a server chose the names and versions it shows)."""
+    t = md_text
+    out = ["# mcpdelta survey", "", f"Engine {md_code(facts['engine'])}, policy {md_code(facts['policy'])}.", "",
            "| Severity | Changes |", "| --- | ---: |"]
     out += [f"| `{k}` | {v} |" for k, v in facts["changes"].items()]
     out += ["", "## Breaking changes", ""]
@@ -570,8 +581,8 @@ def markdown(facts) -> str:
                 "(`mcpdelta diff` shows each witness).", "",
                 "| Server | From | To | Rule | Changes | Witnessed | Entities |",
                 "| --- | --- | --- | --- | ---: | ---: | --- |"]
-        out += [f"| {r['server_id']} | {r['old_version']} | {r['new_version']} | `{r['rule']}` | "
-                f"{r['changes']} | {r['witnessed']} | {_entities(r['entities'])} |" for r in by_release]
+        out += [f"| {t(r['server_id'])} | {t(r['old_version'])} | {t(r['new_version'])} | `{r['rule']}` | "
+                f"{r['changes']} | {r['witnessed']} | {t(_entities(r['entities']))} |" for r in by_release]
     else:
         out.append("None found.")
     if "semver_honesty" in facts.get("plots", ()):
@@ -579,7 +590,7 @@ def markdown(facts) -> str:
         under = _under_bumped(facts)
         if under:
             out += ["| Server | From | To | Declared | Earned |", "| --- | --- | --- | --- | --- |"]
-            out += [f"| {r['server_id']} | {r['old_version']} | {r['new_version']} | {r['declared']} | "
+            out += [f"| {t(r['server_id'])} | {t(r['old_version'])} | {t(r['new_version'])} | {r['declared']} | "
                     f"{r['grade']} |" for r in under]
         else:
             out.append("None found.")
@@ -612,7 +623,7 @@ def _svg(figure) -> str:
 
 
 def page(facts) -> str:
-    e = html.escape
+    e = html_text  # every value from the lake: a server chose the names and versions
     plots = facts.get("plots", ALL_PLOTS)
     sections = []
     for i, name in enumerate(plots):

@@ -28,11 +28,12 @@ from pipeline.errors import InputError
 SECOND_PASS = {"name": "mcpdelta-survey-second-pass", "version": "0.0.2"}
 
 
-def capture_passes(servers_file, work, cache=None, offline=False) -> list:
+def capture_passes(servers_file, work, cache=None, offline=False, allow_destructive_probes=False) -> list:
     """Pass A then pass B into ``work/pass-a`` and ``work/pass-b`` (each a
     crawl folder with its ``crawl-log.jsonl``); return the two folders."""
     from pipeline.crawl.model import ClientIdentity
     from pipeline.crawl.packages import PackageCache, default_cache
+    from pipeline.crawl.probes import ProbePolicy
     from pipeline.crawl.runner import crawl
     from pipeline.crawl.servers import load
 
@@ -45,6 +46,7 @@ def capture_passes(servers_file, work, cache=None, offline=False) -> list:
         packages = PackageCache(cache, limits.install_timeout_s, offline=pass_offline)
         progress.stage(name, "captures")
         asyncio.run(crawl(targets, limits, folder, cache=packages, client=identity,
+                          probe_policy=ProbePolicy(allow_destructive=allow_destructive_probes),
                           **progress.crawl_callbacks()))
         folders.append(folder)
     return folders
@@ -71,7 +73,7 @@ def check_folders(work, out) -> None:
 
 def run_study(servers_file, out, *, work, policy, config, cache=None, offline=False,
               captures=None, workers=None, command="mcpdelta study", population=None, sdk_check=None,
-              title=None) -> dict:
+              title=None, allow_destructive_probes=False) -> dict:
     """The whole study; ``captures`` (pass folders) skips the capture passes.
     ``population`` and ``sdk_check`` name the files the write-up's population
     sections read (``pipeline.survey.population``); ``title`` ends "How
@@ -108,7 +110,7 @@ def run_study(servers_file, out, *, work, policy, config, cache=None, offline=Fa
         from pipeline.survey.fixtures import exported
 
         with exported(work / "fixtures"):  # what the probes of data/servers/reference.yaml read
-            folders = capture_passes(servers_file, work, cache, offline)
+            folders = capture_passes(servers_file, work, cache, offline, allow_destructive_probes)
     timings["capture_s"] = time.perf_counter() - t
 
     t = time.perf_counter()

@@ -9,10 +9,10 @@ figure the page can show.
 
 import dataclasses
 import json
-import os
 import pathlib
 import re
 
+from pipeline.files import write_file
 from pipeline.survey.behaviour_section import behaviour
 from pipeline.survey.report import ALL_PLOTS, PLOTS, gather, query, render, save_png
 
@@ -75,7 +75,19 @@ def gather_study(steps, latest, population=None, sdk_check=None) -> dict:
         "funnel", "sdk_check", "sdk_check_summary", "crawl_time", "install_retries")}
     for name in ("to_latest", "to_latest_summary"):
         rows[name] = query(latest, f"study/{name}")
-    return rows
+    return {name: [_literal_ids(r) for r in table] for name, table in rows.items()}
+
+
+# the columns that hold a server's id or a version: a server or a registry chose them
+ID_COLUMNS = ("server_id", "version", "old_version", "new_version", "latest")
+
+
+def _literal_ids(row: dict) -> dict:
+    """The row with its ids and versions as literal Markdown text
+    (``pipeline.report.safe.md_text``), wherever the page puts them."""
+    from pipeline.report.safe import md_text
+
+    return {k: md_text(v) if k in ID_COLUMNS and isinstance(v, str) else v for k, v in row.items()}
 
 
 def write(steps, latest, out, servers_file, *, population=None, sdk_check=None, title=None,
@@ -93,9 +105,7 @@ def write(steps, latest, out, servers_file, *, population=None, sdk_check=None, 
     page = Page(servers_file, title or DEFAULT_TITLE, population is not None, sdk_check is not None,
                 list(captures or []))
     text = readme(rows, figures, page)
-    temporary = out / ".README.md.tmp"
-    temporary.write_text(text, encoding="utf-8")
-    os.replace(temporary, out / "README.md")
+    write_file(out / "README.md", text)
     return {"rows": rows, "readme": out / "README.md", "figures": figures}
 
 
@@ -460,13 +470,13 @@ def _instructive(rows, limit=5) -> str:
     for i, r in enumerate(chosen, 1):
         lines += ["", f"{i}. **{r['server_id']} {r['old_version']} -> {r['new_version']}** "
                       f"(declared {r['declared']}, {r['bumped']} number moved): `{r['rule']}` on "
-                      f"`{r['entity'] or '(server)'}` at `{r['path']}`; this rule broke "
+                      f"{_code(r['entity'] or '(server)')} at {_code(r['path'])}; this rule broke "
                       f"{_count(r['rule_servers'], 'server')} ({_count(r['rule_changes'], 'change')}).",
                   f"   {_cell(r['message'], 400)}"]
         lines.append(f"   Witness: {_witness(r['witness_json'])}." if r["witness_json"]
                      else f"   No witness: {_cell(r['witness_note'] or 'none recorded', 400)}.")
         if r["rule"] in RULES:  # the lesson: the catalog's advice for the rule
-            lines.append(f"   What the server could have done: {_cell(RULES[r['rule']].note, 400)}")
+            lines.append(f"   What the server could have done: {' '.join(RULES[r['rule']].note.split())}")
     return "\n".join(lines)
 
 
@@ -612,7 +622,7 @@ def _releases(rows) -> str:
         if breaks.get(server):
             lines += ["", "| From | To | Rule | Entity | Path | Witness |", "| --- | --- | --- | --- | --- | --- |"]
             lines += [f"| {b['old_version']} | {b['new_version']} | `{b['rule']}` | {_cell(b['entity'] or '(server)')} | "
-                      f"`{_cell(b['path'])}` | {_witness(b['witness_json']) if b['witness_json'] else _cell(b['witness_note'] or '')} |"
+                      f"{_code(b['path'])} | {_witness(b['witness_json']) if b['witness_json'] else _cell(b['witness_note'] or '')} |"
                       for b in breaks[server]]
         if latest.get(server):
             lines += ["", "| Release | Against | Changes | BREAKING | Note |", "| --- | --- | ---: | ---: | --- |"]
@@ -648,14 +658,34 @@ def _day(value) -> str:
     return "" if value is None else f"{value:%Y-%m-%d}"
 
 
-def _cell(text, limit=160) -> str:
-    text = " ".join(str(text or "").split()).replace("|", "\\|")
+def _cut(text, limit) -> str:
+    text = " ".join(str(text or "").split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def _cell(text, limit=160) -> str:
+    """A value the lake holds (a server or a file chose it) as literal Markdown, one line."""
+    from pipeline.report.safe import md_text
+
+    return md_text(_cut(text, limit))
+
+
+def _code(text, limit=160) -> str:
+    """The same in a code span."""
+    from pipeline.report.safe import md_code
+
+    return md_code(_cut(text, limit))
+
+
 def _witness(witness_json, limit=120) -> str:
-    witness = json.loads(witness_json)
+    from pipeline.errors import InputError
+    from pipeline.inputs import load_json
+
+    try:
+        witness = load_json(witness_json, "a witness")  # bounded: a lake cell
+    except InputError:
+        return "(unreadable)"
+    if not isinstance(witness, dict):
+        return "(unreadable)"
     value = json.dumps(witness.get("value"), ensure_ascii=False, sort_keys=True)
-    if len(value) > limit:
-        value = value[: limit - 1] + "…"
-    return f"{witness.get('kind', 'value')} `{value.replace('|', '¦')}`"
+    return f"{_cell(witness.get('kind', 'value'))} {_code(value, limit)}"

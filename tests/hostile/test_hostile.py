@@ -1,7 +1,8 @@
 """The bad-input suite (``tests/hostile/cases.py``) as tests: every case in
 a real process, each ending as expected, no traceback, no hang. The whole
 suite (about 130 processes, a few minutes here) runs with ``-m slow``, or
-as ``python -m tests.hostile.run``, which prints the counts; the default
+as ``python -m tests.hostile.run``, which prints the counts of it and of the
+second front (``attacks.py``, tested by ``test_front_*.py``); the default
 run keeps the before-stop checks and ``test_messages.py``'s cases."""
 
 import pytest
