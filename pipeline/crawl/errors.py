@@ -13,6 +13,9 @@ Kinds (the ``error_kind`` column of the crawl log):
 - ``auth_required``    HTTP 401 (or 403): the server wants credentials
 - ``connection_error`` refused, reset, DNS: nothing to talk to
 - ``list_failed``      ``tools/list`` failed (an error answer or a result without a tools list)
+- ``empty``            the server advertises the tools capability and listed none: what a
+                       server does when its recipe lacks the configuration it lists tools
+                       for (the message ends with the likeliest cause on its stderr)
 - ``install_failed``   a version of a package could not be installed
 - ``version_lookup``   a package's published versions could not be listed
 - ``bad_target``       the server entry cannot be crawled as given
