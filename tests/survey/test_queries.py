@@ -30,7 +30,8 @@ def test_every_query_file_is_tested():
               "drift_notes",  # tested in tests/judge_survey/test_drift.py
               "breaking_by_release",
               # tested in tests/survey/test_study.py and test_attempts.py
-              "ledger", "releases", "release_steps", "pairs_latest"}
+              "ledger", "releases", "release_steps", "pairs_latest",
+              "empty_captures"}  # tested in tests/survey/test_configured.py
     assert {p.stem for p in SQL.glob("*.sql")} == tested
 
 
