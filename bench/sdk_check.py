@@ -57,7 +57,7 @@ def compare(ours: list, theirs: list) -> tuple[bool | None, bool | None, str]:
     nothing, so it is never a match."""
     if not ours or not theirs:
         side = "neither client" if not ours and not theirs else "the crawler" if not ours else "the SDK client"
-        return None, None, f"not checked: {side} listed no tools"
+        return None, None, f"not checked: {side} listed {'any' if side == 'neither client' else 'no'} tools"
     mine = {t["name"]: t.get("inputSchema") for t in ours}
     sdk = {t["name"]: t.get("inputSchema") for t in theirs}
     notes = []
