@@ -60,14 +60,17 @@ def short(text: str, limit: int = 200) -> str:
 _CAUSE = re.compile(r"(?i)\b(error|exception|cannot|can't|could not|couldn't|failed|failure|fatal|"
                     r"not found|no such|no module|missing|denied|refused|invalid|unable|requires?|"
                     r"unsupported|panic|abort(ed)?|killed)\b|ERR!|\b(?-i:E[A-Z]{3,}|\w+Error|\w+Exception)\b")
-_NOT_CAUSE = re.compile(r"^(at |File \"|Traceback \(most recent call last\)|Node\.js v\d|\^+$|[-+=|_*#~ ]+$)")
+_NOT_CAUSE = re.compile(r"^(at |File \"|(Exception Group )?Traceback \(most recent call last\)|Node\.js v\d|\^+$|"
+                        r"[-+=|_*#~ ]+$|The above exception was the direct cause|During handling of the above)")
+# the frame Python draws around the tracebacks of an exception group ("  | ", "  +-+---")
+_GROUP_FRAME = re.compile(r"^[|+]( |-+ |-+$)?")
 
 
 def cause_lines(text: str, limit: int = 200) -> list[str]:
     """The lines of a program's stderr that name an error, in order, at most ``limit``."""
     out: list[str] = []
     for line in redact(text or "", current_secrets()).splitlines():
-        line = line.strip()
+        line = _GROUP_FRAME.sub("", line.strip()).strip()
         if not line or _NOT_CAUSE.match(line) or not _CAUSE.search(line):
             continue
         if line not in out:

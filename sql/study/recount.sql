@@ -6,7 +6,8 @@
 -- releases, release steps (each release against the one before, counted or
 -- not), the tools the releases list (summed), and per capture pass the
 -- versions its log names and the captures it holds (the pass's folder as
--- given to both). `recount` is null where no recount was given.
+-- given to both), in that order (`position`). `recount` is null where no
+-- recount was given.
 WITH versions AS (
     SELECT server_id, version, bool_or(ok) AS captured,
            bool_or(error_kind = 'empty') AND NOT bool_or(ok) AS empty
@@ -31,8 +32,8 @@ passes AS (
            (SELECT count(*) FROM attempts a WHERE a.source = 'ingest:' || p.folder AND a.ok), p.captures
     FROM recount_passes p
 )
-SELECT s.figure, s.value AS study, r.value AS recount
+SELECT s.position, s.figure, s.value AS study, r.value AS recount
 FROM study s LEFT JOIN recount_figures r ON r.figure = s.figure
 UNION ALL
-SELECT figure, value, recount FROM passes
-ORDER BY ALL
+SELECT position, figure, value, recount FROM passes
+ORDER BY position
