@@ -18,7 +18,7 @@ def recipes_item(rows) -> str:
             f"recorded one, for {total['recorded_servers']} of {_count(total['servers'], 'server')}")
     unrecorded = total["versions"] - total["recorded_versions"]
     if unrecorded:
-        item += (f" (the other {_count(unrecorded, 'version')} were captured by crawls that predate the "
+        item += (f" (the other {_count(unrecorded, 'version')} were attempted by crawls that predate the "
                  "record: their steps cannot be checked for a change of recipe)")
     item += f"; {_count(total['several_recipes'], 'server')} ran under more than one recipe."
     notes = {}

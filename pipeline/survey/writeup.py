@@ -440,20 +440,21 @@ def _honesty(rows) -> str:
              "(a break needs a major bump, an addition a minor one). *Quiet breaks* read the number "
              "literally: breaking steps where only the minor or patch number moved, which is what a "
              "reader of `0.0.41 -> 0.0.42` sees (semver-numbered steps only). Each count of steps that "
-             "broke a caller is given for a proven break first, then (in brackets) for any break.", "",
-             "| Scheme | Declared | Steps | Broke a caller: proven (any) | Dishonest | Broke under a "
-             "compatible bump: proven (any) | Quiet breaks: proven (any) |",
+             "broke a caller is given as *proven / any*: the steps with a proven break, then those with "
+             "any break.", "",
+             "| Scheme | Declared | Steps | Broke a caller: proven / any | Dishonest | Broke under a "
+             "compatible bump: proven / any | Quiet breaks: proven / any |",
              "| --- | --- | ---: | ---: | ---: | ---: | ---: |"]
     for r in rows["honesty"]:
         scheme = "**all**" if r["scheme"] is None else (f"**{r['scheme']}**" if r["declared"] is None
                                                          else r["scheme"])
         declared = "" if r["declared"] is None else r["declared"]
-        quiet = (f"{r['proven_quiet_breaks']} of {r['semver_steps']} ({_pct(r['proven_quiet_breaks_pct'])}; "
-                 f"{r['quiet_breaks']})" if r["semver_steps"] else "")
-        lines.append(f"| {scheme} | {declared} | {r['steps']} | {r['proven_breaking_steps']} "
-                     f"({r['breaking_steps']}) | {r['dishonest']} | "
-                     f"{_share(r['proven_breaking_dishonest'], r['proven_breaking_dishonest_pct'])} "
-                     f"({r['breaking_dishonest']}) | {quiet} |")
+        quiet = (f"{_share(r['proven_quiet_breaks'], r['proven_quiet_breaks_pct'])} / {r['quiet_breaks']} "
+                 f"of {r['semver_steps']}" if r["semver_steps"] else "")
+        lines.append(f"| {scheme} | {declared} | {r['steps']} | {r['proven_breaking_steps']} / "
+                     f"{r['breaking_steps']} | {r['dishonest']} | "
+                     f"{_share(r['proven_breaking_dishonest'], r['proven_breaking_dishonest_pct'])} / "
+                     f"{r['breaking_dishonest']} | {quiet} |")
     seen = [r["scheme"] for r in rows["honesty"] if r["scheme"] and r["declared"] is None]
     lines += [""] + [f"- *{s}*: {SCHEMES[s]}." for s in seen if s in SCHEMES]
     spanning = everything_row(rows["honesty"]).get("quiet_breaks_spanning")
@@ -476,16 +477,16 @@ def _upgrades(rows) -> str:
              "`to_latest_summary.sql`: each earlier release diffed against its server's latest "
              "(`to_latest.sql` per release, in *Every release*): what a caller written against that "
              "release meets when it upgrades straight to today's server.", "",
-             "| Server | Earlier releases counted | Upgrade breaks a caller: proven (any) | Not counted | "
-             "Breaking changes, first release to latest: proven (any; servers whose first release counts) |",
+             "| Server | Earlier releases counted | Upgrade breaks a caller: proven / any | Not counted | "
+             "Breaking changes, first release to latest: proven / any (servers whose first release counts) |",
              "| --- | ---: | ---: | ---: | ---: |"]
     for r in rows["to_latest_summary"]:
         name = "**all**" if r["server_id"] is None else r["server_id"]
         first = ("" if r["breaking_from_first"] is None
-                 else f"{r['proven_from_first']} ({r['breaking_from_first']}")
-        if first:
-            first += f"; {_count(r['first_counted'], 'server')})" if r["server_id"] is None else ")"
-        lines.append(f"| {name} | {r['releases']} | {r['proven_upgrades']} ({r['breaking_upgrades']}) | "
+                 else f"{r['proven_from_first']} / {r['breaking_from_first']}")
+        if first and r["server_id"] is None:
+            first += f" ({_count(r['first_counted'], 'server')})"
+        lines.append(f"| {name} | {r['releases']} | {r['proven_upgrades']} / {r['breaking_upgrades']} | "
                      f"{r['not_counted']} | {first} |")
     return "\n".join(lines)
 
@@ -511,7 +512,7 @@ def _instructive(rows, limit=5) -> str:
     many = NUMBERS.get(limit, str(limit))
     lines = [f"## The {many} most instructive breaks", "",
              "`break_examples.sql`: the rules that broke the most servers, each shown by its best "
-             f"example (a witnessed break under the quietest version bump first), {many} different rules "
+             f"example (a proven break first, then one by rule, under the quietest version bump), {many} different rules "
              f"on {many} different servers where the data allows. A rule many servers trip over is a "
              "mistake the next server will repeat."]
     from pipeline.engine.catalog import RULES
@@ -618,9 +619,8 @@ def _confidence(rows, total, steps) -> str:
     return f"""## How sure we are
 
 - **Captures**: {total['confirmed']} of {total['captured']} captured versions were
-  captured identically by both passes; {total['disagree']} disagreed;
-  {_count(total['empty'], 'version')} listed no tools where tools were expected
-  and count as failed (*empty*).
+  captured identically by both passes; {total['disagree']} disagreed. Failed
+  as *empty* (listed no tools where tools were expected): {total['empty']}.
 - **Breaks**: of {_count(steps['breaking'], 'breaking change')}, by what stands behind
   each (`witness_gaps.sql`, the reading of `pipeline/witness/evidence.py`;
   each with its note in *Every release*):
@@ -641,8 +641,8 @@ def _confidence(rows, total, steps) -> str:
 GAPS = {"proven": "a witness, confirmed by a JSON Schema validator",
         "accepted but ignored": "an input property removed while the new schema still accepts it as an "
                                 "unknown key: a caller that sends it is not rejected, but the server ignores it",
-        "none by nature": "no value tells the two schemas apart for a standard validator (a vendor keyword, "
-                          "a schema appearing or vanishing), so the rule asserts the break",
+        "none by nature": "no value tells the two schemas apart for a standard validator, e.g. a vendor "
+                          "keyword or a schema appearing or vanishing: the rule asserts the break",
         "not a schema change": "a tool, prompt, resource or capability removed or renamed: nothing to "
                                "validate",
         "unexplained": "no witness and no named reason: the bounded search gave up or its budget ran out; "
@@ -708,9 +708,9 @@ def _releases(rows) -> str:
                       f"{_witness(b['witness_json']) if b['witness_json'] else _cell(b['witness_note'] or '')} |"
                       for b in breaks[server]]
         if latest.get(server):
-            lines += ["", "| Release | Against | Changes | BREAKING: proven (any) | Note |",
+            lines += ["", "| Release | Against | Changes | BREAKING: proven / any | Note |",
                       "| --- | --- | ---: | ---: | --- |"]
-            lines += [f"| {u['version']} | {u['latest']} | {u['changes']} | {u['proven']} ({u['breaking']}) | "
+            lines += [f"| {u['version']} | {u['latest']} | {u['changes']} | {u['proven']} / {u['breaking']} | "
                       f"{_latest_note(u)} |" for u in latest[server]]
         lines += ["", "</details>"]
     return "\n".join(lines)
