@@ -111,9 +111,8 @@ def population_section(rows) -> str:
                       f"servers ({f['servers_not_surveyed']} of them missing from the servers file) -> "
                       f"{f['surveyed']} surveyed -> {f['attempted']} with a release attempted -> "
                       f"{f['started']} whose server started for at least one release -> {f['captured']} "
-                      "with at least one release captured"
-                      + (f" ({f['only_empty']} more started but listed no tools where tools were expected: "
-                         "*empty*, counted as failed)." if f["only_empty"] else ".")]
+                      f"with at least one release captured; {f['only_empty']} more started but never listed a "
+                      "tool where tools were expected (*empty*, counted as failed)."]
         if f["surveyed"] > f["attempted"]:
             lines.append(f"{_count(f['surveyed'] - f['attempted'], 'surveyed server')} not attempted yet: "
                          "the crawl had not reached them when this page was made.")
