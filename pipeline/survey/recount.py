@@ -89,7 +89,7 @@ NAMES = {"attempted": "versions attempted", "captured": "versions captured (by s
 def recount_section(rows, given: bool) -> str:
     """The page's section setting the second reader's figures beside the
     study's (``recount.sql``, ``recount_tools.sql``)."""
-    from pipeline.survey.writeup import _count
+    from pipeline.survey.writeup import _cell, _count
 
     lines = ["## The figures, recounted", ""]
     if not given:
@@ -102,7 +102,7 @@ def recount_section(rows, given: bool) -> str:
               "figure beside the study's own.", "",
               "| Figure | This study | Recount | |", "| --- | ---: | ---: | --- |"]
     for r in rows["recount"]:
-        name = NAMES.get(r["figure"], r["figure"])
+        name = _cell(NAMES.get(r["figure"], r["figure"]))  # a pass's folder as given
         same = "same" if r["study"] == r["recount"] else "**differs**"
         lines.append(f"| {name} | {r['study']} | {'' if r['recount'] is None else r['recount']} | {same} |")
     total = next((r for r in rows["recount_tools"] if r["level"] == "all"), None)

@@ -518,6 +518,9 @@ def test_the_population_page_has_its_sections(study):
     text = study["readme"]
     assert text.splitlines()[0] == "# How often the slice's servers broke their callers"
     assert "5 candidates -> 2 classified as servers (0 of them missing from the servers file)" in text
+    assert ("-> 2 with at least one release captured; 0 more started but never listed a tool where tools "
+            "were expected (*empty*, counted as failed).") in text
+    assert "Releases: 6 of 7 attempted captured (85.7 %), 0 of the others empty;" in text
     assert "- excluded: needs a remote service: 2 (for example `@slice/hosted`, `gamma-mcp`)" in text
     assert ("2 servers listed again, 2 of them checked (both clients listed tools): the names match for 1, "
             "the input schemas too for 1. Not checked: 0 the SDK client could not list, 0 where a client listed "
