@@ -44,13 +44,20 @@ def captured_versions(folder: pathlib.Path) -> dict:
             continue
         data = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
         version = path.name.removesuffix(".gz").removesuffix(".json")
-        found.setdefault(path.parent.name, {})[version] = (
-            json.loads(data), published.get((path.parent.name, version)))
+        manifest = json.loads(data)
+        if lists_no_tools(manifest):  # no capture: the study counts it failed (empty)
+            continue
+        found.setdefault(path.parent.name, {})[version] = (manifest, published.get((path.parent.name, version)))
     return found
 
 
-def compare(ours: list, theirs: list) -> tuple[bool, bool, str]:
-    """(names match, input schemas match, what differs) of two tool lists."""
+def compare(ours: list, theirs: list) -> tuple[bool | None, bool | None, str]:
+    """(names match, input schemas match, what differs) of two tool lists;
+    (None, None, why) when either lists no tools: an empty list compares
+    nothing, so it is never a match."""
+    if not ours or not theirs:
+        side = "neither client" if not ours and not theirs else "the crawler" if not ours else "the SDK client"
+        return None, None, f"not checked: {side} listed {'any' if side == 'neither client' else 'no'} tools"
     mine = {t["name"]: t.get("inputSchema") for t in ours}
     sdk = {t["name"]: t.get("inputSchema") for t in theirs}
     notes = []
@@ -86,6 +93,12 @@ async def sdk_tools(command: str, args: list, env: dict, cwd) -> tuple[list, str
                 return tools, str(init.protocol_version)
 
 
+def lists_no_tools(manifest) -> bool:
+    from pipeline.crawl.runner import lists_no_tools as empty
+
+    return empty(manifest)
+
+
 async def check(target, version, published_at, manifest, cache) -> dict:
     from pipeline.crawl.packages import runtime_env
     from pipeline.crawl.runner import isolated_env
@@ -112,8 +125,9 @@ async def check(target, version, published_at, manifest, cache) -> dict:
     finally:
         shutil.rmtree(home, ignore_errors=True)
     names, schemas, difference = compare(manifest.get("tools") or [], tools)
-    return {**row, "sdk_tools": len(tools), "names_match": str(names).lower(),
-            "schemas_match": str(schemas).lower(), "sdk_protocol": protocol, "difference": difference}
+    flag = {True: "true", False: "false", None: ""}  # "": not checked
+    return {**row, "sdk_tools": len(tools), "names_match": flag[names],
+            "schemas_match": flag[schemas], "sdk_protocol": protocol, "difference": difference}
 
 
 def read_result(path: pathlib.Path) -> dict:

@@ -8,10 +8,16 @@
 -- the view `release_steps` by pipeline.lake.
 --
 -- unstable, schemaless: either release is (sql/releases.sql).
+-- recipe_changed: the two releases were captured under different recipes
+--   (sql/releases.sql recipe_hash; both recorded), or one of them under more
+--   than one: a tool set that moved may be the configuration's doing.
 -- spans: versions attempted between the two that were never captured (a
 --   step across a release that could not be installed or started).
--- counted: both releases stable and not schemaless, and the pair diffed:
---   the steps a survey counts; the others are shown with their flag.
+-- counted: both releases stable and not schemaless, under one recipe, and
+--   the pair diffed: the steps a survey counts; the others are shown with
+--   their flag.
+-- proven, by_rule, unexplained: the BREAKING changes by what stands behind
+--   them (sql/ledger.sql).
 -- scheme: semver (1.0.0 on), initial (0.y.z, where anything may change),
 --   calver (a year as the major number: the version is a date and promises
 --   nothing), other (not a number). declared: the bump the version number
@@ -25,6 +31,7 @@ WITH steps AS (
     SELECT n.server_id, n.position, o.version AS old_version, n.version AS new_version,
            o.digest AS old_digest, n.digest AS new_digest, n.captured_at, n.published_at,
            o.unstable OR n.unstable AS unstable, o.schemaless OR n.schemaless AS schemaless,
+           coalesce(o.recipes > 1 OR n.recipes > 1 OR o.recipe_hash <> n.recipe_hash, false) AS recipe_changed,
            CASE WHEN n.major >= 2000 THEN 'calver'
                 WHEN o.major IS NULL OR n.major IS NULL THEN 'other'
                 WHEN o.major = 0 THEN 'initial'
@@ -62,15 +69,18 @@ joined AS (
            coalesce(p.potentially_breaking, 0) AS potentially_breaking,
            coalesce(p.non_breaking, 0) AS non_breaking,
            coalesce(p.documentation, 0) AS documentation,
-           coalesce(p.witnessed, 0) AS witnessed
+           coalesce(p.proven, 0) AS proven,
+           coalesce(p.by_rule, 0) AS by_rule,
+           coalesce(p.unexplained, 0) AS unexplained
     FROM steps s
     LEFT JOIN ledger p ON p.server_id = s.server_id AND p.old_digest = s.old_digest
                      AND p.new_digest = s.new_digest
     LEFT JOIN spanned x ON x.server_id = s.server_id AND x.position = s.position
 )
 SELECT *, breaking + potentially_breaking + non_breaking + documentation AS changes,
-       diffed AND NOT unstable AND NOT schemaless AS counted,
-       CASE WHEN unstable OR schemaless OR NOT diffed OR declared IN ('calver', 'unknown') THEN NULL
+       diffed AND NOT unstable AND NOT schemaless AND NOT recipe_changed AS counted,
+       CASE WHEN unstable OR schemaless OR recipe_changed OR NOT diffed
+                 OR declared IN ('calver', 'unknown') THEN NULL
             ELSE list_position(['none', 'patch', 'minor', 'major'], declared)
                  >= list_position(['none', 'patch', 'minor', 'major'], grade) END AS honest
 FROM joined

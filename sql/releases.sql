@@ -2,7 +2,11 @@
 -- contract (the first capture's digest), when it was published (the date
 -- its install was pinned to, where the crawl log says), when this lake first
 -- saw it (first_seen: its earliest attempt or capture row, a failed one
--- included: `attempts` keeps every run's) and two warnings:
+-- included: `attempts` keeps every run's), the recipe its first capture ran
+-- under (recipe_hash, pipeline/crawl/recipe.py; null where the crawl log
+-- recorded none) and how many recipes its captures ran under (recipes), and
+-- two warnings. A contract that lists no tools where tools were expected
+-- (sql/empty_captures.sql) is no release: its version failed.
 --
 -- unstable: captured with more than one contract, because two capture
 --   passes disagreed or re-crawls differed.
@@ -20,11 +24,16 @@ WITH captured AS (
     SELECT server_id, version, min(version_key) AS version_key, min(captured_at) AS captured_at,
            arg_min(manifest_digest, captured_at) AS digest,
            count(DISTINCT manifest_digest) AS contracts
-    FROM manifests WHERE ok GROUP BY server_id, version
+    FROM manifests m WHERE ok
+    AND NOT EXISTS (SELECT 1 FROM empty_captures e
+                    WHERE e.server_id = m.server_id AND e.manifest_digest = m.manifest_digest)
+    GROUP BY server_id, version
 ),
 passes AS (
     SELECT server_id, version, count(DISTINCT manifest_digest) FILTER (WHERE ok) AS contracts,
-           min(published_at) AS published_at, min(attempted_at) AS first_attempt
+           min(published_at) AS published_at, min(attempted_at) AS first_attempt,
+           arg_min(recipe_hash, attempted_at) FILTER (WHERE ok) AS recipe_hash,
+           count(DISTINCT recipe_hash) FILTER (WHERE ok) AS recipes
     FROM attempts GROUP BY server_id, version
 ),
 seen AS (
@@ -37,7 +46,8 @@ schemas AS (
     FROM tools GROUP BY server_id, manifest_digest
 )
 SELECT c.server_id, c.version, c.version_key, c.captured_at, p.published_at,
-       least(p.first_attempt, m.first_row) AS first_seen, c.digest,
+       least(p.first_attempt, m.first_row) AS first_seen, c.digest, p.recipe_hash,
+       coalesce(p.recipes, 0) AS recipes,
        c.contracts > 1 OR coalesce(p.contracts, 0) > 1 AS unstable,
        coalesce(s.tools >= 2 AND 2 * s.empty_inputs > s.tools, false) AS schemaless,
        coalesce(p.published_at > min(p.published_at) OVER later, false) AS dated_late,

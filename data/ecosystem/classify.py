@@ -392,7 +392,7 @@ def server_entry(registry: str, name: str, recipe: dict, versions: list[str]) ->
     if recipe.get("bin"):
         package["bin"] = recipe["bin"]
     entry = {"id": recipe.get("id") or server_id(registry, name), "package": package}
-    for key in ("args", "env", "cwd", "node", "serial"):
+    for key in ("args", "env", "cwd", "node", "serial", "tool_set"):
         if recipe.get(key) is not None:
             entry[key] = recipe[key]
     return entry

@@ -24,6 +24,9 @@ def add_arguments(parser):
     parser.add_argument("--sdk-check", metavar="TSV",
                         help="bench/sdk_check.py's result: the latest releases listed again with the official "
                              "SDK client, reported in the page's method")
+    parser.add_argument("--recount", metavar="JSON",
+                        help="bench/recount.py's second reading of the captures: the page sets its figures "
+                             "beside the study's own")
     parser.add_argument("--title", help='the page\'s subject: "How often TITLE broke their callers" '
                                         '(default: the surveyed MCP servers)')
     parser.add_argument("--config", metavar="FILE", help="config file (default: .mcpdelta.yml here)")
@@ -53,7 +56,8 @@ def run(args) -> int:
         raise InputError("--workers", "must be at least 1")
     work = args.work or tempfile.mkdtemp(prefix="mcpdelta-study-")
     given = [(flag, value) for flag, value in (("--population", args.population), ("--sdk-check", args.sdk_check),
-                                               ("--title", args.title), ("--config", args.config)) if value]
+                                               ("--recount", args.recount), ("--title", args.title),
+                                               ("--config", args.config)) if value]
     command = "mcpdelta study " + shlex.join(
         [args.servers, "--out", args.out] + [part for pair in given for part in pair])
     check_folders(work, args.out)  # before its lakes are locked (the lock file makes the folder)
@@ -62,7 +66,7 @@ def run(args) -> int:
         summary = run_study(args.servers, args.out, work=work, policy=policy, config=config,
                             cache=args.cache, offline=args.offline, captures=args.captures,
                             workers=args.workers, command=command, population=args.population,
-                            sdk_check=args.sdk_check, title=args.title,
+                            sdk_check=args.sdk_check, title=args.title, recount=args.recount,
                             allow_destructive_probes=args.allow_destructive_probes)
     summary["work"] = str(work)
     if args.format == "json":

@@ -13,6 +13,9 @@ Kinds (the ``error_kind`` column of the crawl log):
 - ``auth_required``    HTTP 401 (or 403): the server wants credentials
 - ``connection_error`` refused, reset, DNS: nothing to talk to
 - ``list_failed``      ``tools/list`` failed (an error answer or a result without a tools list)
+- ``empty``            the server advertises the tools capability and listed none: what a
+                       server does when its recipe lacks the configuration it lists tools
+                       for (the message ends with the likeliest cause on its stderr)
 - ``install_failed``   a version of a package could not be installed
 - ``version_lookup``   a package's published versions could not be listed
 - ``bad_target``       the server entry cannot be crawled as given
@@ -60,14 +63,17 @@ def short(text: str, limit: int = 200) -> str:
 _CAUSE = re.compile(r"(?i)\b(error|exception|cannot|can't|could not|couldn't|failed|failure|fatal|"
                     r"not found|no such|no module|missing|denied|refused|invalid|unable|requires?|"
                     r"unsupported|panic|abort(ed)?|killed)\b|ERR!|\b(?-i:E[A-Z]{3,}|\w+Error|\w+Exception)\b")
-_NOT_CAUSE = re.compile(r"^(at |File \"|Traceback \(most recent call last\)|Node\.js v\d|\^+$|[-+=|_*#~ ]+$)")
+_NOT_CAUSE = re.compile(r"^(at |File \"|(Exception Group )?Traceback \(most recent call last\)|Node\.js v\d|\^+$|"
+                        r"[-+=|_*#~ ]+$|The above exception was the direct cause|During handling of the above)")
+# the frame Python draws around the tracebacks of an exception group ("  | ", "  +-+---")
+_GROUP_FRAME = re.compile(r"^[|+]( |-+ |-+$)?")
 
 
 def cause_lines(text: str, limit: int = 200) -> list[str]:
     """The lines of a program's stderr that name an error, in order, at most ``limit``."""
     out: list[str] = []
     for line in redact(text or "", current_secrets()).splitlines():
-        line = line.strip()
+        line = _GROUP_FRAME.sub("", line.strip()).strip()
         if not line or _NOT_CAUSE.match(line) or not _CAUSE.search(line):
             continue
         if line not in out:

@@ -111,6 +111,7 @@ class Target:
     notes: list[str] = field(default_factory=list)   # said in the capture's warnings
     probes: list | str = field(default_factory=list)  # tools/call probes, or "auto" (probes.py)
     serial: bool = False                 # its versions are captured one at a time
+    recipe: dict | None = None           # how it is started, as recorded (recipe.describe)
 
 
 @dataclass
@@ -139,6 +140,7 @@ class CaptureRecord:
     node: str | None = None              # npm sweeps with their own Node.js: its version
     noise_lines: int = 0                 # non-JSON stdout lines skipped
     error_lines: list[str] = field(default_factory=list)   # the stderr lines that name an error
+    recipe: dict | None = None           # the recipe it ran under (recipe.describe): no env values
     manifest: dict | None = None
 
     def log_row(self) -> dict:

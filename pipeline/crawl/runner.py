@@ -37,7 +37,7 @@ from pipeline.files import make_folder, open_append, write_file
 from pipeline.inputs import load_json, read_bytes
 from pipeline.names import path_in
 
-from .errors import CrawlError, cause_lines, short
+from .errors import CrawlError, cause, cause_lines, short
 from .http import StreamableHttpTransport
 from .model import ClientIdentity, CaptureRecord, Limits, PackageSpec, Target
 from .packages import PackageCache, default_cache, is_selector, runtime_env, select_noted
@@ -118,7 +118,18 @@ async def expand_sweeps(targets: list[Target], cache: PackageCache, concurrency:
 
 def _failure(t: Target, version: str, exc: CrawlError, ms: int = 0) -> CaptureRecord:
     return CaptureRecord(id=t.id, version=version, ok=False, error_kind=exc.kind, error=exc.message,
-                         duration_ms=ms, captured_at=_now(), transport=t.transport)
+                         duration_ms=ms, captured_at=_now(), transport=t.transport, recipe=t.recipe)
+
+
+def lists_no_tools(manifest: dict) -> bool:
+    """A capture that is no capture: the server advertises the tools
+    capability and listed none (a server that lists its tools only once it
+    is configured, started without that configuration). Recorded as a
+    failure of its own kind, ``empty``; ``sql/empty_captures.sql`` reads the
+    lake the same way, and also calls a capture empty when another release
+    of the server lists tools."""
+    capabilities = manifest.get("capabilities")
+    return isinstance(capabilities, dict) and "tools" in capabilities and manifest.get("tools") == []
 
 
 def make_transport(t: Target, command: str | None, args: list[str], env: dict, headers: dict, limits: Limits,
@@ -160,7 +171,7 @@ async def capture_target(t: Target, limits: Limits, cache: PackageCache | None,
     rec = CaptureRecord(id=t.id, version=t.version or "", ok=False, error_kind=None, error=None,
                         duration_ms=0, captured_at=_now(), transport=t.transport,
                         offered_protocol=client.protocol_version, published_at=published_at,
-                        client=client.client_info(), warnings=list(t.notes))
+                        client=client.client_info(), warnings=list(t.notes), recipe=t.recipe)
     secrets: set[str] = set()
     use_secrets(secrets)  # every excerpt cut from here on redacts them first
     last = {}
@@ -220,6 +231,10 @@ async def capture_target(t: Target, limits: Limits, cache: PackageCache | None,
             raise CrawlError("timeout", f"total time limit of {limits.total_timeout_s:g}s reached") from None
         finally:
             rec.capture_ms = int((time.monotonic() - capture_started) * 1000)
+        if lists_no_tools(manifest):
+            why = cause(last["transport"].stderr_tail()) if "transport" in last else ""
+            raise CrawlError("empty", "listed no tools, though it advertises the tools capability"
+                                      + (f"; stderr: {why}" if why else "; nothing on stderr"))
         rec.ok = True
         rec.protocol = notes.protocol
         rec.offered_protocol = notes.offered_protocol

@@ -26,6 +26,8 @@
                                          # when it is that one, else fetched from npm once)
         serial: true                     # its versions captured one at a time (default
                                          # false): for a server that holds a fixed port
+        tool_set: "..."                  # how its tools depend on the configuration the
+                                         # entry gives (kept in each capture's recipe)
     limits: {timeout_s: 30, concurrency: 8, total_timeout_s: 120, max_pages: 100, ...}
 
 Relative ``cwd`` and a relative ``command`` holding a "/" are resolved
@@ -56,6 +58,7 @@ from pipeline.names import spelled as safe_name
 
 from .model import Limits, PackageSpec, Target
 from .probes import parse_probes
+from .recipe import describe
 
 TRANSPORTS = ("stdio", "streamable-http", "sse")
 VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -113,9 +116,19 @@ def parse(data, where: str, base: Path) -> tuple[list[Target], Limits]:
             serial = entry.get("serial", False)
             if not isinstance(serial, bool):
                 raise InputError(f"{where}: servers[{i}]", f"serial: expected true or false, not {serial!r}")
+            tool_set = entry.get("tool_set")
+            if tool_set is not None and not isinstance(tool_set, str):
+                raise InputError(f"{where}: servers[{i}]", "tool_set: expected a text")
+            recipe = describe(command=entry.get("command"), args=entry.get("args") or (), env=entry.get("env"),
+                              cwd=entry.get("cwd"), url=entry.get("url"), headers=entry.get("headers"),
+                              package=found[0].package if found else None, base=base, tool_set=tool_set)
             for target in found:
-                target.probes, target.serial = probes, serial
+                target.probes, target.serial, target.recipe = probes, serial, recipe
             targets.extend(found)
+    for t in targets:  # a registry server.json's entries: recipes from what they became
+        if t.recipe is None:
+            t.recipe = describe(command=t.command, args=t.args, env=t.env, url=t.url, headers=t.headers,
+                                package=t.package, base=base)
     seen: set[tuple] = set()
     folders: dict[str, str] = {}
     for t in targets:
@@ -131,7 +144,7 @@ def parse(data, where: str, base: Path) -> tuple[list[Target], Limits]:
 
 
 _ENTRY_KEYS = {"id", "transport", "command", "args", "env", "cwd", "url", "headers", "versions", "package",
-               "description", "python", "node", "probes", "serial"}
+               "description", "python", "node", "probes", "serial", "tool_set"}
 
 
 def _strings(value, what: str, where: str) -> list[str]:

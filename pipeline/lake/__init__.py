@@ -201,7 +201,7 @@ class Lake:
         chosen = TABLES if tables is None else tables
         for table in sorted(chosen, key=lambda t: t == "changes"):  # changes joins all_pairs
             schema = TABLES[table]
-            name = f"all_{table}" if table in ("changes", "pairs") else table
+            name = f"all_{table}" if table in RAW else table
             files = self.files(table)
             if table == "changes" and files:
                 # a changes file counts once its batch's ledger file is there
@@ -214,6 +214,8 @@ class Lake:
             else:
                 con.register(f"_empty_{table}", pa.Table.from_pylist([], schema))
                 con.execute(f"CREATE VIEW {name} AS SELECT * FROM _empty_{table}")
+        if "attempts" in chosen and tables is not None:
+            con.execute("CREATE VIEW attempts AS SELECT * FROM all_attempts")
         for table in [t for t in ("changes", "pairs") if t in chosen]:
             if engine_version is None:
                 con.execute(f"CREATE VIEW {table} AS SELECT * FROM all_{table}")
@@ -224,9 +226,39 @@ class Lake:
         # each pair of contracts once with its counts, and the units every
         # survey counts; bound by name, so they follow the views above if a
         # caller narrows them later
+        if tables is None:
+            evidence_macros(con)
+            con.execute("CREATE VIEW empty_captures AS\n" + (SQL / "empty_captures.sql").read_text())
+            con.execute(ATTEMPTS_READ)
         for view in ("ledger", "releases", "release_steps") if tables is None else ():
             con.execute(f"CREATE VIEW {view} AS\n" + (SQL / f"{view}.sql").read_text())
         return con
+
+
+# tables whose raw rows are ``all_<table>`` and whose plain name is a reading of them
+RAW = ("changes", "pairs", "attempts")
+# the attempts as read: one that captured an empty contract (sql/empty_captures.sql) failed
+ATTEMPTS_READ = """CREATE VIEW attempts AS
+SELECT a.* REPLACE (
+    a.ok AND e.error IS NULL AS ok,
+    CASE WHEN a.ok AND e.error IS NOT NULL THEN 'empty' ELSE a.error_kind END AS error_kind,
+    CASE WHEN a.ok AND e.error IS NOT NULL THEN e.error ELSE a.error END AS error,
+    CASE WHEN e.error IS NULL THEN a.manifest_digest END AS manifest_digest)
+FROM all_attempts a
+LEFT JOIN empty_captures e ON e.server_id = a.server_id AND e.manifest_digest = a.manifest_digest"""
+
+
+def evidence_macros(con):
+    """The DuckDB macros every query that splits breaking changes by evidence
+    uses: ``evidence(witness, note)`` (proven / by rule / unexplained) and
+    ``named_reason(note)`` (the named reason a by-rule note opens with),
+    both from ``pipeline.witness.evidence``, the one reading of a witness."""
+    from pipeline.witness.evidence import NAMED_REASONS, sql_case
+
+    con.execute(f"CREATE OR REPLACE MACRO evidence(witness, note) AS {sql_case('witness', 'note')}")
+    reasons = " ".join(f"WHEN starts_with(note, '{_quote(p)}') THEN '{_quote(p)}'" for p in NAMED_REASONS)
+    con.execute(f"CREATE OR REPLACE MACRO named_reason(note) AS CASE {reasons} END")
+    return con
 
 
 def _arrow(rows, schema):

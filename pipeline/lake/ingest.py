@@ -120,7 +120,17 @@ def attempt_row(entry: dict, digest, source: str) -> dict:
             **{k: v if isinstance(v, str) else None
                for k, v in ((k, entry.get(k)) for k in ("handshake", "install_retry", "python"))},
             **{k: v if isinstance(v, int) and not isinstance(v, bool) else None
-               for k, v in ((k, entry.get(k)) for k in ("install_ms", "capture_ms"))}}
+               for k, v in ((k, entry.get(k)) for k in ("install_ms", "capture_ms"))},
+            **_recipe_columns(entry.get("recipe"))}
+
+
+def _recipe_columns(recipe) -> dict:
+    """The recipe a crawl-log entry ran under, as its two columns (none
+    recorded: both null)."""
+    if not isinstance(recipe, dict) or not _text(recipe.get("hash")) or len(recipe["hash"]) > 200:
+        return {"recipe_hash": None, "recipe_json": None}
+    # ASCII: a value the log spelled with a lone surrogate stays an escape, storable
+    return {"recipe_hash": recipe["hash"], "recipe_json": json.dumps(recipe, sort_keys=True)}
 
 
 def rows_from_records(records) -> tuple[list, list]:
@@ -252,7 +262,7 @@ def _entry_kind(path):
 _LOG_FIELDS = {"captured_at": str, "published_at": str, "transport": str, "protocol": str,
                "offered_protocol": str, "error_kind": str, "error": str, "client": dict,
                "duration_ms": int, "ok": bool, "handshake": str, "install_retry": str, "python": str,
-               "install_ms": int, "capture_ms": int}
+               "install_ms": int, "capture_ms": int, "recipe": dict}
 
 
 def _crawl_log(folder: str, warn) -> dict:
@@ -310,7 +320,7 @@ def store(lake, rows, attempts=()) -> dict:
     row after, so a manifest row always has its tools (and its probes)."""
     con = lake.connect()
     seen = set(con.execute(
-        "SELECT server_id, version, attempted_at, client FROM attempts").fetchall())
+        "SELECT server_id, version, attempted_at, client FROM all_attempts").fetchall())
     new_attempts = []
     for attempt in attempts:
         key = (attempt["server_id"], attempt["version"], attempt["attempted_at"], attempt["client"])

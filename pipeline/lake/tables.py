@@ -176,6 +176,10 @@ ATTEMPTS = pa.schema([
     ("capture_ms", pa.int64()),
     ("install_retry", pa.string()),
     ("python", pa.string()),
+    # and later still: the recipe the server ran under (pipeline/crawl/recipe.py:
+    # arguments, the names of the variables it set, fixtures) and its hash
+    ("recipe_hash", pa.string()),
+    ("recipe_json", pa.string()),
 ])
 
 TABLES = {"manifests": MANIFESTS, "tools": TOOLS, "probes": PROBES, "changes": CHANGES, "pairs": PAIRS,

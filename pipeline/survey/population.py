@@ -111,12 +111,14 @@ def population_section(rows) -> str:
                       f"servers ({f['servers_not_surveyed']} of them missing from the servers file) -> "
                       f"{f['surveyed']} surveyed -> {f['attempted']} with a release attempted -> "
                       f"{f['started']} whose server started for at least one release -> {f['captured']} "
-                      "with at least one release captured."]
+                      f"with at least one release captured; {f['only_empty']} more started but never listed a "
+                      "tool where tools were expected (*empty*, counted as failed)."]
         if f["surveyed"] > f["attempted"]:
             lines.append(f"{_count(f['surveyed'] - f['attempted'], 'surveyed server')} not attempted yet: "
                          "the crawl had not reached them when this page was made.")
         lines += ["", f"Releases: {f['releases_captured']} of {f['releases_attempted']} attempted captured "
-                      f"({_pct(f['releases_captured_pct'])}); per captured server a median of "
+                      f"({_pct(f['releases_captured_pct'])}), {f['releases_empty']} of the others empty; "
+                      "per captured server a median of "
                       f"{_n(f['median_releases'])} releases (fewest {f['fewest_releases']}, most "
                       f"{f['most_releases']}). Handshakes: {f['answered_discover']} captured releases "
                       f"answered `server/discover`, {f['answered_initialize']} only `initialize`."]
@@ -127,20 +129,24 @@ def sdk_check_item(rows) -> str:
     """The Method section's item on the second capture with the SDK client."""
     from pipeline.survey.writeup import _cell, _count
 
-    s = rows["sdk_check_summary"][0] if rows["sdk_check_summary"] else {"checked": 0}
+    s = rows["sdk_check_summary"][0] if rows["sdk_check_summary"] else {"listed": 0}
     item = ("- **Checked against the SDK.** The latest captured release of each server was listed "
             "again with the official `mcp` Python SDK client (`bench/sdk_check.py`, the same recipe "
             "and install) and compared with the crawler's capture: tool names and input schemas "
-            f"(`sdk_check.sql`). {_count(s['checked'], 'server')} checked")
-    if not s["checked"]:
+            f"(`sdk_check.sql`). {_count(s['listed'], 'server')} listed again")
+    if not s["listed"]:
         return item + "."
-    item += (f": the names match for {s['names_match']}, the input schemas too for {s['schemas_match']}; "
-             f"the SDK client could not list {s['sdk_failed']}.")
+    item += (f", {s['checked']} of them checked (both clients listed tools): the names match for "
+             f"{s['names_match']}, the input schemas too for {s['schemas_match']}. Not checked: "
+             f"{s['sdk_failed']} the SDK client could not list, {s['listed_none']} where a client listed no "
+             "tools (an empty list compares nothing: never a match).")
     differ = [r for r in rows["sdk_check"] if not (r["names_match"] and r["schemas_match"])]
     if differ:
-        item += " Where they differ:\n\n" + "\n".join(
+        item += " Where they differ or nothing was compared:\n\n" + "\n".join(
             f"  - {r['server_id']} {r['version']}: crawler {r['crawler_tools']} tools, SDK "
-            f"{'-' if r['sdk_tools'] is None else r['sdk_tools']}; {_cell(r['difference'], 300)}"
+            f"{'-' if r['sdk_tools'] is None else r['sdk_tools']}"
+            + (f"; {_cell(r['difference'], 300)}" if r["difference"] else "")
+            + ("" if r["checked"] else " (not checked)")
             for r in differ)
     return item
 

@@ -23,6 +23,10 @@ from pipeline.report.safe import html_text, md_code, md_text
 from pipeline.resources import SQL_DIR as SQL
 COLOURS = {"BREAKING": "#c62828", "POTENTIALLY_BREAKING": "#ef6c00",
            "NON_BREAKING": "#2e7d32", "DOCUMENTATION": "#1565c0"}
+# BREAKING split by what stands behind each change (pipeline/witness/evidence.py)
+EVIDENCE_COLOURS = {"proven": "#c62828", "by_rule": "#e57373", "unexplained": "#f4c7c3"}
+EVIDENCE_LABELS = {"proven": "BREAKING, proven", "by_rule": "BREAKING, by rule",
+                   "unexplained": "BREAKING, unexplained"}
 GRADES = ("none", "patch", "minor", "major")
 # what ``semver_honesty`` declares for a version that promises no bump: a
 # calendar version, and one that does not parse (sql/release_steps.sql)
@@ -165,14 +169,24 @@ def _labels(names, width=30) -> list:
 
 
 def _stacked_bars(axis, labels, counts_by_label) -> list:
-    """Horizontal bars, one per label, stacked by severity in catalog order;
-    returns each bar's total."""
+    """Horizontal bars, one per label, stacked by severity in catalog order,
+    BREAKING split by evidence where a label's counts give it (keys
+    ``proven``, ``by_rule``, ``unexplained``); returns each bar's total."""
     left = [0] * len(labels)
     for severity in SEVERITIES:
         counts = [c.get(severity, 0) for c in counts_by_label]
-        if any(counts):
-            axis.barh(labels, counts, left=left, color=COLOURS[severity], label=severity)
-        left = [a + b for a, b in zip(left, counts)]
+        split = severity == "BREAKING" and any(k in c for c in counts_by_label for k in EVIDENCE_COLOURS)
+        for key in (EVIDENCE_COLOURS if split else (severity,)):
+            part = [c.get(key, 0) for c in counts_by_label]
+            if any(part):
+                colour = EVIDENCE_COLOURS.get(key, COLOURS[severity]) if split else COLOURS[severity]
+                axis.barh(labels, part, left=left, color=colour, label=EVIDENCE_LABELS.get(key, severity))
+            left = [a + b for a, b in zip(left, part)]
+        if split:  # a BREAKING count no evidence column accounts for (rows of an older query)
+            rest = [c.get(severity, 0) - sum(c.get(k, 0) for k in EVIDENCE_COLOURS) for c in counts_by_label]
+            if any(rest):
+                axis.barh(labels, rest, left=left, color=COLOURS[severity], label=severity)
+            left = [a + b for a, b in zip(left, rest)]
     return left
 
 
@@ -186,14 +200,18 @@ def _break_at(totals) -> float | None:
 
 
 def plot_rule_frequencies(rules, top=25):
-    """Horizontal bars: unsuppressed changes per rule, stacked by severity
-    (rows of ``rule_frequencies``); the ``top`` most frequent rules, each
-    with its total. A bar more than three times the next is cut at the
+    """Horizontal bars: unsuppressed changes per rule, stacked by severity,
+    BREAKING split into proven / by rule / unexplained (rows of
+    ``rule_frequencies``); the ``top`` most frequent rules, each with its total. A bar more than three times the next is cut at the
     axis (a broken scale) and says its total there."""
     by_rule = {}
     for row in _rows(rules):
-        by_rule.setdefault(row["rule"], {})[row["severity"]] = row["changes"]
-    ranked = sorted(by_rule, key=lambda r: (sum(by_rule[r].values()), r))
+        counts = by_rule.setdefault(row["rule"], {})
+        counts[row["severity"]] = row["changes"]
+        if row["severity"] == "BREAKING" and row.get("proven") is not None:
+            counts.update({k: row.get(k) or 0 for k in EVIDENCE_COLOURS})
+    total = lambda r: sum(by_rule[r].get(s, 0) for s in SEVERITIES)  # noqa: E731
+    ranked = sorted(by_rule, key=lambda r: (total(r), r))
     shown = ranked[-top:]
     figure = _figure(9, 0.32 * max(len(shown), 3) + 1.6)
     axis = figure.subplots()
@@ -240,40 +258,52 @@ def _count_scale(axis, highest):
 
 
 def plot_breaking_by_version(rows, top=10):
-    """One line per server: the breaking changes each release shipped, at
+    """One colour per server: the breaking changes each release shipped, at
     the date it came out (rows of ``breaking_by_version``: the publish date,
-    else the first capture); the ``top`` servers that broke most. A log
-    scale once one release passes 10, the largest releases named."""
+    else the first capture); a solid line and dots for the proven ones (a
+    witness confirmed by a validator, where the rows give ``proven``), a
+    thin dashed line for every break; the ``top`` servers that broke most
+    with a proof, then in all. A log scale once one release passes 10, the
+    largest releases named."""
     from matplotlib.dates import AutoDateLocator, ConciseDateFormatter
 
     servers = {}
     for row in _rows(rows):
         if row.get("released_at") is not None:
             servers.setdefault(row["server_id"], []).append(row)
-    ranked = sorted(servers, key=lambda s: (-sum(r["breaking"] or 0 for r in servers[s]), s))[:top]
+    split = any(r.get("proven") is not None for rs in servers.values() for r in rs)
+    proven = (lambda r: r.get("proven") or 0) if split else (lambda r: r["breaking"] or 0)  # noqa: E731
+    ranked = sorted(servers, key=lambda s: (-sum(proven(r) for r in servers[s]),
+                                             -sum(r["breaking"] or 0 for r in servers[s]), s))[:top]
     figure = _figure(9, 4.2)
     axis = figure.subplots()
+    title = "Proven and all breaking changes per server over time" if split else \
+        "Breaking changes per server over time"
     if not ranked:
         _empty(axis)
-        axis.set_title("Breaking changes per server over time")
+        axis.set_title(title)
         return figure
     points = [(r, server) for server in ranked for r in servers[server]]
-    largest = sorted((p for p in points if (p[0]["breaking"] or 0) > 0),
-                     key=lambda p: -(p[0]["breaking"] or 0))[:4]
+    largest = sorted((p for p in points if proven(p[0]) > 0), key=lambda p: -proven(p[0]))[:4]
     for server, name in zip(sorted(ranked), _labels(sorted(ranked))):
         series = sorted(servers[server], key=lambda r: r["released_at"])
-        axis.plot([r["released_at"] for r in series], [r["breaking"] or 0 for r in series],
-                  marker="o", markersize=4, label=name)
+        dates = [r["released_at"] for r in series]
+        line, = axis.plot(dates, [proven(r) for r in series], marker="o", markersize=4, label=name)
+        if split:
+            axis.plot(dates, [r["breaking"] or 0 for r in series], linestyle="--", linewidth=0.8,
+                      color=line.get_color(), alpha=0.6)
     for r, server in largest:
-        axis.annotate(_label(f"{server} {r['version']}: {r['breaking']}"), (r["released_at"], r["breaking"]),
+        axis.annotate(_label(f"{server} {r['version']}: {proven(r)}"), (r["released_at"], proven(r)),
                       textcoords="offset points", xytext=(5, 4), fontsize="x-small", color="#333")
-    axis.set_ylabel(_count_scale(axis, max(r["breaking"] or 0 for r, _ in points)))
+    scale = _count_scale(axis, max(r["breaking"] or 0 for r, _ in points))
+    axis.set_ylabel(scale.replace("breaking changes", "proven breaking changes") if split else scale)
     locator = AutoDateLocator()
     axis.xaxis.set_major_locator(locator)
     axis.xaxis.set_major_formatter(ConciseDateFormatter(locator))
-    axis.set_xlabel("release date (publish date; capture date when unknown)")
+    axis.set_xlabel("release date (publish date; capture date when unknown)" +
+                    ("; dashed: every breaking change" if split else ""))
     more = f" (top {len(ranked)} of {len(servers)})" if len(servers) > len(ranked) else ""
-    axis.set_title("Breaking changes per server over time" + more)
+    axis.set_title(title + more)
     axis.legend(**_LEGEND_RIGHT)
     return figure
 
@@ -489,11 +519,13 @@ class Plot:
 PLOTS = {p.name: p for p in (
     Plot("rule_frequencies", "Rule frequencies", ("rule_frequencies",), plot_rule_frequencies,
          "Each bar is one rule: how many changes it reported across all servers and releases, coloured "
-         "by severity; a bar that says \u201caxis cut\u201d is longer than the axis shows."),
+         "by severity, BREAKING in three shades: proven, by rule, unexplained; a bar that says "
+         "\u201caxis cut\u201d is longer than the axis shows."),
     Plot("breaking_by_version", "Breaking changes over time", ("breaking_by_version",),
          plot_breaking_by_version,
-         "Each point is one release of one server, at its publish date: the breaking changes it brought "
-         "against the release before; above 10 the scale is logarithmic, so small releases stay visible."),
+         "Each point is one release of one server, at its publish date: the proven breaking changes it "
+         "brought against the release before (the dashed line: every breaking change); above 10 the scale "
+         "is logarithmic, so small releases stay visible."),
     Plot("severity_mix", "Severity mix per server", ("analysis/severity_by_release",), plot_severity_mix,
          "Each bar is one server: the share of its changes at each severity over all its releases; "
          "n is how many changes the shares are of."),

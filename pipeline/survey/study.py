@@ -73,10 +73,11 @@ def check_folders(work, out) -> None:
 
 def run_study(servers_file, out, *, work, policy, config, cache=None, offline=False,
               captures=None, workers=None, command="mcpdelta study", population=None, sdk_check=None,
-              title=None, allow_destructive_probes=False) -> dict:
+              title=None, recount=None, allow_destructive_probes=False) -> dict:
     """The whole study; ``captures`` (pass folders) skips the capture passes.
     ``population`` and ``sdk_check`` name the files the write-up's population
-    sections read (``pipeline.survey.population``); ``title`` ends "How
+    sections read (``pipeline.survey.population``), ``recount`` the second
+    reader's figures (``pipeline.survey.recount``); ``title`` ends "How
     often ... broke their callers"."""
     from pipeline.lake import Lake, new_batch_id
     from pipeline.survey import judge_stage
@@ -84,12 +85,14 @@ def run_study(servers_file, out, *, work, policy, config, cache=None, offline=Fa
     from pipeline.survey.writeup import write
 
     from pipeline.survey.population import load_population, load_sdk_check
+    from pipeline.survey.recount import load_recount
 
     work, out = pathlib.Path(work), pathlib.Path(out)
     check_folders(work, out)
     # the write-up's own inputs are read first: a mistake in one costs no capture
     population = load_population(population, servers_file) if population else None
     sdk_check = load_sdk_check(sdk_check) if sdk_check else None
+    recount = load_recount(recount) if recount else None
     # a --work folder used before is resumed: the lakes keep what they hold,
     # and the diff stage only diffs pairs not in its ledger yet
     if config.judges:  # a judge mistake fails before any install
@@ -155,7 +158,7 @@ def run_study(servers_file, out, *, work, policy, config, cache=None, offline=Fa
     progress.stage("write-up", str(out / "README.md"))
     facts = write(lakes["steps"].connect(engine, policy_id), lakes["latest"].connect(engine, policy_id),
                   out, servers_file=servers_file, population=population, sdk_check=sdk_check,
-                  title=title, captures=captures)
+                  title=title, captures=captures, recount=recount)
     summary["readme"] = str(facts["readme"])
     return summary
 

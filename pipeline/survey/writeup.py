@@ -32,6 +32,7 @@ class Page:
     population: bool = False
     sdk_check: bool = False
     captures: list = dataclasses.field(default_factory=list)
+    recount: bool = False
 
 
 def study_connection(con):
@@ -58,21 +59,25 @@ def counted_only(con):
     return con
 
 
-def gather_study(steps, latest, population=None, sdk_check=None) -> dict:
+def gather_study(steps, latest, population=None, sdk_check=None, recount=None) -> dict:
     """Every query's rows: ``steps`` is the consecutive-steps lake, ``latest``
     the each-release-to-latest lake (both DuckDB connections); ``population``
     and ``sdk_check`` the rows of the study's --population and --sdk-check
-    files (``pipeline.survey.population``), tables the queries about them read."""
+    files (``pipeline.survey.population``), ``recount`` the --recount file
+    (``pipeline.survey.recount``): tables the queries about them read."""
+    from pipeline.survey import recount as second_reader
     from pipeline.survey.population import register
 
     study_connection(steps)
     study_connection(latest)
     register(steps, population, sdk_check)
+    second_reader.register(steps, recount)
     rows = {name: query(steps, f"study/{name}") for name in (
         "coverage", "failures", "failure_reasons", "steps_by_server", "release_table", "step_breaks",
         "rules", "honesty", "break_examples", "backtest", "notes", "run", "largest_steps",
         "witness_gaps", "schema_habits", "behaviour", "break_share", "scale", "population", "exclusions",
-        "funnel", "sdk_check", "sdk_check_summary", "crawl_time", "install_retries")}
+        "funnel", "sdk_check", "sdk_check_summary", "crawl_time", "install_retries", "recipes", "recount",
+        "recount_tools")}
     for name in ("to_latest", "to_latest_summary"):
         rows[name] = query(latest, f"study/{name}")
     return {name: [_literal_ids(r) for r in table] for name, table in rows.items()}
@@ -91,19 +96,19 @@ def _literal_ids(row: dict) -> dict:
 
 
 def write(steps, latest, out, servers_file, *, population=None, sdk_check=None, title=None,
-          captures=None) -> dict:
+          captures=None, recount=None) -> dict:
     """README.md and one PNG per figure into ``out``; return the facts.
     ``captures``: the pass folders the study was given (the page then says
     how to regenerate it from them)."""
     out.mkdir(parents=True, exist_ok=True)
-    rows = gather_study(steps, latest, population, sdk_check)
+    rows = gather_study(steps, latest, population, sdk_check, recount)
     facts = gather(counted_only(steps), ALL_PLOTS)
     figures = []
     for name in ALL_PLOTS:
         save_png(render(name, facts), out / f"{name}.png")
         figures.append(name)
     page = Page(servers_file, title or DEFAULT_TITLE, population is not None, sdk_check is not None,
-                list(captures or []))
+                list(captures or []), recount is not None)
     text = readme(rows, figures, page)
     write_file(out / "README.md", text)
     return {"rows": rows, "readme": out / "README.md", "figures": figures}
@@ -113,11 +118,13 @@ def write(steps, latest, out, servers_file, *, population=None, sdk_check=None, 
 
 def readme(rows, figures, page) -> str:
     from pipeline.survey import population as pop
+    from pipeline.survey.recount import recount_section
 
     total = _total(rows["coverage"])
     steps = _total(rows["steps_by_server"])
     run = rows["run"][0] if rows["run"] else {}
-    parts = [_header(run, page, rows), _summary(rows, total, steps), _method(rows, total, page)]
+    parts = [_header(run, page, rows), _summary(rows, total, steps), recount_section(rows, page.recount),
+             _method(rows, total, page)]
     if page.population:
         parts.append(pop.population_section(rows))
     parts += [_coverage(rows, total), _per_server(rows, steps), _honesty(rows), _upgrades(rows),
@@ -144,7 +151,8 @@ def _header(run, page, rows) -> str:
                   f"a diff worker). Engine `{run['engine']}`, policy `{run['policy']}`.")
     reuse = ""
     if page.captures:
-        passes = "; ".join(f"{r['client']}: {_count(r['attempts'], 'attempt')}, {_n(r['install_h'])} h "
+        passes = "; ".join(f"{r['client'] or 'no client (failed before any server started)'}: "
+                           f"{_count(r['attempts'], 'attempt')}, {_n(r['install_h'])} h "
                            f"installing and {_n(r['capture_h'])} h capturing, {_day(r['first_attempt'])} "
                            f"to {_day(r['last_attempt'])}" for r in rows["crawl_time"])
         reuse = f"""From a fresh clone, reusing the committed captures (nothing is installed;
@@ -194,28 +202,37 @@ def _environment(servers_file) -> str:
 
 def _summary(rows, total, steps) -> str:
     lines = ["## In short", ""]
+    empty = (f"; {total['empty']} of them listed no tools where tools were expected (*empty*, "
+             "each recorded as a failure and never counted)") if total.get("empty") else ""
     lines.append(f"- {_count(total['attempted'], 'published version')} of "
                  f"{_count(total['servers'], 'server')} attempted, "
                  f"{total['captured']} captured, {total['failed']} could not be captured "
-                 "(each recorded with its reason).")
+                 f"(each recorded with its reason){empty}.")
     lines.append(f"- {_count(steps['counted'], 'release step')} counted (each captured release against "
-                 f"the one before); {steps['changed']} changed the contract and {steps['breaking_steps']} broke a "
-                 f"caller ({_pct(steps['breaking_steps_pct'])} of the steps), with "
-                 f"{_count(steps['breaking'], 'breaking change')}, {steps['witnessed']} of them "
-                 f"({_pct(steps['witnessed_pct'])}) proved by a witness: an arguments object the new "
-                 "advertised input schema rejects, or a result the new output schema allows and the old "
-                 "one did not, confirmed by a JSON Schema validator (no tool is called).")
+                 f"the one before), {steps['changed']} of them changed the contract. "
+                 f"{_share(steps['proven_steps'], steps['proven_steps_pct'])} broke a caller with a "
+                 f"*proven* break: {PROVEN_MEANS}. {_count(steps['by_rule_steps'], 'more step')} broke a caller "
+                 f"*by rule* only ({BY_RULE_MEANS}), {_count(steps['unexplained_steps'], 'more step')} only "
+                 f"with *unexplained* breaks ({UNEXPLAINED_MEANS}): "
+                 f"{_share(steps['breaking_steps'], steps['breaking_steps_pct'])} in all.")
+    if steps["breaking"]:
+        lines.append(f"- {_count(steps['breaking'], 'breaking change')}: {steps['proven']} proven "
+                     f"({_pct(steps['proven_pct'])}), {steps['by_rule']} by rule, {steps['unexplained']} "
+                     "unexplained (`witness_gaps.sql` gives each reason; *How sure we are*).")
     share = rows["break_share"][0] if rows["break_share"] else None
     if share and share["servers_with_steps"]:
-        lines.append(f"- {share['servers_broke']} of the {_count(share['servers_with_steps'], 'server')} "
-                     f"with a counted step ({_pct(share['servers_broke_pct'])}) shipped at least one release "
-                     "that broke a caller (`break_share.sql`).")
+        lines.append(f"- {share['servers_broke_proven']} of the {_count(share['servers_with_steps'], 'server')} "
+                     f"with a counted step ({_pct(share['servers_broke_proven_pct'])}) shipped at least one "
+                     f"release with a proven break; {share['servers_broke']} "
+                     f"({_pct(share['servers_broke_pct'])}) counting every break (`break_share.sql`).")
     if rows["largest_steps"]:
         big = rows["largest_steps"][0]
-        lines.append(f"- The largest step alone, {big['server_id']} {big['old_version']} -> "
-                     f"{big['new_version']}, brought {big['breaking']} of the breaking changes, "
-                     f"{big['top_rule_changes']} of them `{big['top_rule']}` (*Every release* lists each "
-                     "step).")
+        which = "The largest step by proven breaks" if big["proven"] else "The largest step (none proven)"
+        top = (f"{big['top_rule_proven']} of the proven ones `{big['top_rule']}`" if big["top_rule_proven"]
+               else f"{big['top_rule_changes']} of them `{big['top_rule']}`")
+        lines.append(f"- {which}, {big['server_id']} {big['old_version']} -> {big['new_version']}, brought "
+                     f"{_count(big['proven'], 'proven breaking change')} ({big['by_rule']} more by rule, "
+                     f"{big['unexplained']} unexplained), {top} (*Every release* lists each step).")
     if steps["schemaless"]:
         lines.append(f"- {_count(steps['schemaless'], 'step')} not counted because a side's input schemas "
                      f"came out empty: {_count(total['schemaless'], 'release')} did, "
@@ -225,19 +242,39 @@ def _summary(rows, total, steps) -> str:
     if steps["unstable"]:
         lines.append(f"- {_count(steps['unstable'], 'step')} not counted because two captures of one of "
                      "its releases disagreed.")
+    if steps["recipe_changed"]:
+        lines.append(f"- {_count(steps['recipe_changed'], 'step')} not counted because its two releases "
+                     "were captured under different recipes (*Method*).")
     honesty = {(r["scheme"], r["declared"]): r for r in rows["honesty"]}
     everything = honesty.get((None, None))
-    if everything:
-        lines.append(f"- Version numbers: {everything['breaking_dishonest']} counted steps broke a caller "
-                     "under a bump that, by its scheme's rules, promised compatibility; read literally, "
-                     f"{everything['quiet_breaks']} of {everything['semver_steps']} semver-numbered steps "
-                     f"({_pct(everything['quiet_breaks_pct'])}, 1 in {_n(everything['quiet_one_in'])}) "
-                     "shipped a break while only the minor or patch number moved (*Semver honesty*).")
+    if everything and everything["steps"]:
+        line = (f"- Version numbers: {_count(everything['proven_breaking_dishonest'], 'counted step')} broke a "
+                "caller with a proven break under a bump that, by its scheme's rules, promised compatibility "
+                f"({everything['breaking_dishonest']} counting every break)")
+        if everything["semver_steps"]:
+            line += (f"; read literally, {everything['proven_quiet_breaks']} of {everything['semver_steps']} "
+                     f"semver-numbered steps ({_pct(everything['proven_quiet_breaks_pct'])}) shipped a proven "
+                     f"break while only the minor or patch number moved ({everything['quiet_breaks']} counting "
+                     "every break" + (f", 1 in {_n(everything['quiet_one_in'])}" if everything["quiet_one_in"]
+                                      else "") + "; *Semver honesty*).")
+        else:
+            line += "; no counted step is semver-numbered (*Semver honesty*)."
+        lines.append(line)
     upgrade = _total(rows["to_latest_summary"])
     if upgrade and upgrade["releases"]:
-        lines.append(f"- Upgrading straight to the latest release breaks a caller from "
-                     f"{upgrade['breaking_upgrades']} of {upgrade['releases']} earlier releases.")
+        lines.append(f"- Upgrading straight to the latest release breaks a caller with a proven break from "
+                     f"{upgrade['proven_upgrades']} of {upgrade['releases']} earlier releases "
+                     f"({upgrade['breaking_upgrades']} counting every break).")
     return "\n".join(lines)
+
+
+# what each kind of evidence means, said once (pipeline/witness/evidence.py reads the notes)
+PROVEN_MEANS = ("a breaking change proved by a witness, an arguments object the new advertised input schema "
+                "rejects or a result the new output schema allows and the old one did not, confirmed by a "
+                "JSON Schema validator (no tool is called)")
+BY_RULE_MEANS = ("no witness, for a named reason: a tool or resource removed, an input property removed but "
+                 "still accepted and ignored, ...; the rule asserts the break")
+UNEXPLAINED_MEANS = "no witness and no named reason: the engine reports the break and cannot prove or explain it"
 
 
 def _method(rows, total, page) -> str:
@@ -266,6 +303,8 @@ def _method(rows, total, page) -> str:
         versions = """names each
   server as an npm or PyPI package and asks for every stable version the
   registry serves."""
+    from pipeline.survey.recipes_section import recipes_item
+
     crosscheck = ("\n" + pop.sdk_check_item(rows)) if page.sdk_check else ""
     return f"""## Method
 
@@ -292,14 +331,21 @@ def _method(rows, total, page) -> str:
   that predate it, and lists tools, prompts, resources and resource
   templates, following every page (a server that lies about pagination is
   caught). Servers that refuse to start without a key get a dummy value
-  from the environment, never a real secret.{crosscheck}
+  from the environment, never a real secret. A capture that lists no tools
+  while the server advertises the tools capability, or while another
+  release of it lists tools, is *empty*: a server started without the
+  configuration it lists its tools for. It is recorded as a failure of its
+  own kind (`empty`, with the likeliest cause from the server's stderr)
+  and never counted as a release (`sql/empty_captures.sql`).
+{recipes_item(rows)}{crosscheck}
 {passes}
 - **Steps.** Releases are ordered as semver where they parse. Each counted
   step is one captured release against the captured release before it (a
   step across a version that could not be captured says so in *Every
   release*); a step whose two contracts are the same contract (equal
-  canonical digests) counts with no change. Separately, each release is
-  compared with the server's latest.
+  canonical digests) counts with no change; a step whose two releases
+  were captured under different recipes is flagged and not counted.
+  Separately, each release is compared with the server's latest.
 - **Classification.** `mcpdelta`'s engine classifies every change with a
   rule and a severity: input schemas contravariant, output schemas
   covariant, prose classified, anything unmodelled reported as BREAKING.
@@ -309,7 +355,12 @@ def _method(rows, total, page) -> str:
   checked by a witness: a value found by search and confirmed by a JSON
   Schema validator to pass one side's advertised schema and fail the
   other's. It proves the contract changed; whether a server enforces its
-  schema at run time is not tested (no tool is called).
+  schema at run time is not tested (no tool is called). Every count of
+  breaking changes below is split by what stands behind each one
+  (`pipeline/witness/evidence.py`): *proven* (a witness), *by rule* (no
+  witness, for a named reason the engine gives) and *unexplained* (no
+  witness and no named reason); a step or a server "broke a caller with a
+  proven break" when one of its breaking changes is proven.
 - **Judges.** If the config names LLM judges, they add advisory notes to
   prose changes; a note never changes a severity
   ({_notes_line(rows)})."""
@@ -330,15 +381,16 @@ def _notes_line(rows) -> str:
 
 def _coverage(rows, total) -> str:
     lines = ["## Coverage", "", "`coverage.sql`: per server, the versions the capture passes attempted. "
+             "*Empty* (of the failed): every capture listed no tools where tools were expected. "
              "*Schemaless*: most tools' input schemas came out empty; *dated late*: the registry dates "
              "the release after a higher version, so its install resolved dependencies newer than the "
              "release's own (the last column: both). *Unconfirmed*: captured by one pass only.", "",
-             "| Server | Attempted | Captured | Failed | Passes | Confirmed by both | Disagree | "
+             "| Server | Attempted | Captured | Failed | Empty | Passes | Confirmed by both | Disagree | "
              "Unconfirmed | Schemaless | Dated late | Both | Published |",
-             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
+             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
     for r in rows["coverage"]:
         name = f"**all {r['servers']}**" if r["server_id"] is None else r["server_id"]
-        lines.append(f"| {name} | {r['attempted']} | {r['captured']} | {r['failed']} | {r['passes']} | "
+        lines.append(f"| {name} | {r['attempted']} | {r['captured']} | {r['failed']} | {r['empty']} | {r['passes']} | "
                      f"{r['confirmed']} | {r['disagree']} | {r['unconfirmed']} | {r['schemaless']} | "
                      f"{r['dated_late']} | "
                      f"{r['schemaless_dated_late']} | {_day(r['first_published'])} to "
@@ -363,17 +415,21 @@ def _coverage(rows, total) -> str:
 
 def _per_server(rows, steps) -> str:
     lines = ["## Results per server", "",
-             "`steps_by_server.sql`: counted release steps and their unsuppressed changes by severity.",
-             "", "| Server | Releases | Steps counted | Changed | Broke a caller | BREAKING | "
-             "POTENTIALLY_BREAKING | NON_BREAKING | DOCUMENTATION | Witnessed | Not counted: schemaless, "
-             "disagree, not diffed |",
+             "`steps_by_server.sql`: counted release steps and their unsuppressed changes by severity; the "
+             "steps that broke a caller with a proven break (and with any), and the breaking changes by "
+             "evidence: proven / by rule / unexplained.",
+             "", "| Server | Releases | Steps counted | Changed | Broke a caller: proven | Broke a caller: any | "
+             "BREAKING: proven / by rule / unexplained | POTENTIALLY_BREAKING | NON_BREAKING | DOCUMENTATION | "
+             "Not counted: schemaless, disagree, recipe changed, not diffed |",
              "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for r in rows["steps_by_server"]:
         name = "**all**" if r["server_id"] is None else r["server_id"]
-        lines.append(f"| {name} | {r['releases']} | {r['counted']} | {r['changed']} | {r['breaking_steps']} "
-                     f"({_pct(r['breaking_steps_pct'])}) | {r['breaking']} | {r['potentially_breaking']} | "
-                     f"{r['non_breaking']} | {r['documentation']} | {r['witnessed']} | "
-                     f"{r['schemaless']}, {r['unstable']}, {r['not_diffed']} |")
+        lines.append(f"| {name} | {r['releases']} | {r['counted']} | {r['changed']} | "
+                     f"{_share(r['proven_steps'], r['proven_steps_pct'])} | "
+                     f"{_share(r['breaking_steps'], r['breaking_steps_pct'])} | "
+                     f"{r['proven']} / {r['by_rule']} / {r['unexplained']} | {r['potentially_breaking']} | "
+                     f"{r['non_breaking']} | {r['documentation']} | "
+                     f"{r['schemaless']}, {r['unstable']}, {r['recipe_changed']}, {r['not_diffed']} |")
     return "\n".join(lines)
 
 
@@ -393,17 +449,22 @@ def _honesty(rows) -> str:
              "and declared bump; *dishonest*: the declared bump is below the grade the changes earned "
              "(a break needs a major bump, an addition a minor one). *Quiet breaks* read the number "
              "literally: breaking steps where only the minor or patch number moved, which is what a "
-             "reader of `0.0.41 -> 0.0.42` sees (semver-numbered steps only).", "",
-             "| Scheme | Declared | Steps | Broke a caller | Dishonest | Broke under a compatible bump | "
-             "Quiet breaks |", "| --- | --- | ---: | ---: | ---: | ---: | ---: |"]
+             "reader of `0.0.41 -> 0.0.42` sees (semver-numbered steps only). Each count of steps that "
+             "broke a caller is given as *proven / any*: the steps with a proven break, then those with "
+             "any break.", "",
+             "| Scheme | Declared | Steps | Broke a caller: proven / any | Dishonest | Broke under a "
+             "compatible bump: proven / any | Quiet breaks: proven / any |",
+             "| --- | --- | ---: | ---: | ---: | ---: | ---: |"]
     for r in rows["honesty"]:
         scheme = "**all**" if r["scheme"] is None else (f"**{r['scheme']}**" if r["declared"] is None
                                                          else r["scheme"])
         declared = "" if r["declared"] is None else r["declared"]
-        quiet = (f"{r['quiet_breaks']} of {r['semver_steps']} ({_pct(r['quiet_breaks_pct'])})"
-                 if r["semver_steps"] else "")
-        lines.append(f"| {scheme} | {declared} | {r['steps']} | {r['breaking_steps']} | {r['dishonest']} | "
-                     f"{r['breaking_dishonest']} ({_pct(r['breaking_dishonest_pct'])}) | {quiet} |")
+        quiet = (f"{_share(r['proven_quiet_breaks'], r['proven_quiet_breaks_pct'])} / {r['quiet_breaks']} "
+                 f"of {r['semver_steps']}" if r["semver_steps"] else "")
+        lines.append(f"| {scheme} | {declared} | {r['steps']} | {r['proven_breaking_steps']} / "
+                     f"{r['breaking_steps']} | {r['dishonest']} | "
+                     f"{_share(r['proven_breaking_dishonest'], r['proven_breaking_dishonest_pct'])} / "
+                     f"{r['breaking_dishonest']} | {quiet} |")
     seen = [r["scheme"] for r in rows["honesty"] if r["scheme"] and r["declared"] is None]
     lines += [""] + [f"- *{s}*: {SCHEMES[s]}." for s in seen if s in SCHEMES]
     spanning = everything_row(rows["honesty"]).get("quiet_breaks_spanning")
@@ -426,15 +487,17 @@ def _upgrades(rows) -> str:
              "`to_latest_summary.sql`: each earlier release diffed against its server's latest "
              "(`to_latest.sql` per release, in *Every release*): what a caller written against that "
              "release meets when it upgrades straight to today's server.", "",
-             "| Server | Earlier releases counted | Upgrade breaks a caller | Not counted | "
-             "Breaking changes, first release to latest (servers whose first release counts) |",
+             "| Server | Earlier releases counted | Upgrade breaks a caller: proven / any | Not counted | "
+             "Breaking changes, first release to latest: proven / any (servers whose first release counts) |",
              "| --- | ---: | ---: | ---: | ---: |"]
     for r in rows["to_latest_summary"]:
         name = "**all**" if r["server_id"] is None else r["server_id"]
-        first = "" if r["breaking_from_first"] is None else r["breaking_from_first"]
-        if r["server_id"] is None and first != "":
-            first = f"{first} ({_count(r['first_counted'], 'server')})"
-        lines.append(f"| {name} | {r['releases']} | {r['breaking_upgrades']} | {r['not_counted']} | {first} |")
+        first = ("" if r["breaking_from_first"] is None
+                 else f"{r['proven_from_first']} / {r['breaking_from_first']}")
+        if first and r["server_id"] is None:
+            first += f" ({_count(r['first_counted'], 'server')})"
+        lines.append(f"| {name} | {r['releases']} | {r['proven_upgrades']} / {r['breaking_upgrades']} | "
+                     f"{r['not_counted']} | {first} |")
     return "\n".join(lines)
 
 
@@ -459,7 +522,7 @@ def _instructive(rows, limit=5) -> str:
     many = NUMBERS.get(limit, str(limit))
     lines = [f"## The {many} most instructive breaks", "",
              "`break_examples.sql`: the rules that broke the most servers, each shown by its best "
-             f"example (a witnessed break under the quietest version bump first), {many} different rules "
+             f"example (a proven break first, then one by rule, under the quietest version bump), {many} different rules "
              f"on {many} different servers where the data allows. A rule many servers trip over is a "
              "mistake the next server will repeat."]
     from pipeline.engine.catalog import RULES
@@ -473,8 +536,9 @@ def _instructive(rows, limit=5) -> str:
                       f"{_code(r['entity'] or '(server)')} at {_code(r['path'])}; this rule broke "
                       f"{_count(r['rule_servers'], 'server')} ({_count(r['rule_changes'], 'change')}).",
                   f"   {_cell(r['message'], 400)}"]
-        lines.append(f"   Witness: {_witness(r['witness_json'])}." if r["witness_json"]
-                     else f"   No witness: {_cell(r['witness_note'] or 'none recorded', 400)}.")
+        lines.append(f"   Proven, by the witness {_witness(r['witness_json'])}." if r["witness_json"]
+                     else f"   {r['evidence'].capitalize()}, no witness: "
+                          f"{_cell(r['witness_note'] or 'none recorded', 400)}.")
         if r["rule"] in RULES:  # the lesson: the catalog's advice for the rule
             lines.append(f"   What the server could have done: {' '.join(RULES[r['rule']].note.split())}")
     return "\n".join(lines)
@@ -484,9 +548,13 @@ def _rules(rows, top=25) -> str:
     lines = ["## Which rules fired", "",
              f"`rules.sql`: unsuppressed changes per rule over counted steps (the {top} most frequent; "
              "`rule_frequencies.png` draws them).", "",
-             "| Rule | Severity | Changes | Steps | Servers | Witnessed |", "| --- | --- | ---: | ---: | ---: | ---: |"]
-    lines += [f"| `{r['rule']}` | {r['severity']} | {r['changes']} | {r['steps']} | {r['servers']} | "
-              f"{r['witnessed'] if r['severity'] == 'BREAKING' else ''} |" for r in rows["rules"][:top]]
+             "| Rule | Severity | Changes | Steps | Servers | BREAKING: proven / by rule / unexplained | "
+             "Servers with a proven one |", "| --- | --- | ---: | ---: | ---: | ---: | ---: |"]
+    for r in rows["rules"][:top]:
+        split = (f"{r['proven']} / {r['by_rule']} / {r['unexplained']} | {r['proven_servers']}"
+                 if r["severity"] == "BREAKING" else " | ")
+        lines.append(f"| `{r['rule']}` | {r['severity']} | {r['changes']} | {r['steps']} | {r['servers']} | "
+                     f"{split} |")
     return "\n".join(lines)
 
 
@@ -518,8 +586,8 @@ quoted in `backtest.sql`).
 `backtest.sql`, our way, over the
 {_count(b['packages'], '`@modelcontextprotocol/server-*` package')} surveyed
 here: {_count(b['steps'], 'counted consecutive step')}, {b['changed']} with different
-contracts, {_count(b['findings'], 'finding')}, {b['breaking']} graded BREAKING
-in {_count(b['breaking_steps'], 'step')} (see *In short* for the largest), and
+contracts, {_count(b['findings'], 'finding')}, {b['breaking']} graded BREAKING ({b['proven']} of them
+proven by a witness) in {_count(b['breaking_steps'], 'step')} (see *In short* for the largest), and
 {_count(b['dialect_changes'], 'notation change')} reported as `*.dialect.changed` instead of as
 breaks; {_count(b['not_counted'], 'step')} of these packages are not counted, behind
 {_count(b['schemaless_releases'], 'schemaless release')}. The numbers differ by
@@ -561,11 +629,11 @@ def _confidence(rows, total, steps) -> str:
     return f"""## How sure we are
 
 - **Captures**: {total['confirmed']} of {total['captured']} captured versions were
-  captured identically by both passes; {total['disagree']} disagreed.
-- **Breaks**: {steps['witnessed']} of {steps['breaking']} breaking changes
-  ({_pct(steps['witnessed_pct'])}) carry a witness confirmed by a JSON Schema
-  validator. The others, by reason (`witness_gaps.sql`; each with its note in
-  *Every release*):
+  captured identically by both passes; {total['disagree']} disagreed. Failed
+  as *empty* (listed no tools where tools were expected): {total['empty']}.
+- **Breaks**: of {_count(steps['breaking'], 'breaking change')}, by what stands behind
+  each (`witness_gaps.sql`, the reading of `pipeline/witness/evidence.py`;
+  each with its note in *Every release*):
 {_gaps(rows)}
 - **Dates**: {total['dated_late_counted']} releases the registry dates late
   are in counted steps (their input schemas came out whole), though their installs may
@@ -578,24 +646,41 @@ def _confidence(rows, total, steps) -> str:
 - **Judges**: {_notes_line(rows)}."""
 
 
-GAPS = {"not a schema change": "a tool, prompt, resource or capability removed or renamed: nothing "
-                                "to validate",
-        "none by nature": "the schemas accept the same calls, e.g. an input property removed but still "
-                          "accepted as an unknown key",
-        "not found": "the bounded search gave up: reported, not proved"}
+# what each reading of a witness note means (pipeline/witness/evidence.py
+# reads them; a named reason the engine adds later is shown by its name)
+GAPS = {"proven": "a witness, confirmed by a JSON Schema validator",
+        "accepted but ignored": "an input property removed while the new schema still accepts it as an "
+                                "unknown key: a caller that sends it is not rejected, but the server ignores it",
+        "none by nature": "no value tells the two schemas apart for a standard validator, e.g. a vendor "
+                          "keyword or a schema appearing or vanishing: the rule asserts the break",
+        "not a schema change": "a tool, prompt, resource or capability removed or renamed: nothing to "
+                               "validate",
+        "unexplained": "no witness and no named reason: the bounded search gave up or its budget ran out; "
+                       "reported, neither proved nor explained"}
 
 
 def _gaps(rows) -> str:
-    return "\n".join(f"  - {_count(r['changes'], 'change')} {r['reason']} ({GAPS.get(r['reason'], '')}"
-                     + (f"; {r['resources']} of them resources" if r["resources"] else "") + ")"
-                     for r in rows["witness_gaps"]) or "  - none"
+    from pipeline.witness.evidence import KINDS
+
+    ordered = sorted(rows["witness_gaps"], key=lambda r: KINDS.index(r["evidence"]))
+    lines = []
+    for r in ordered:
+        what = r["evidence"] if r["reason"] is None else f"{r['evidence']}, {r['reason']}"
+        meaning = GAPS.get(r["reason"] or r["evidence"], "a named reason the engine gives")
+        lines.append(f"  - {_count(r['changes'], 'change')} {what} ({meaning}"
+                     + (f"; {r['resources']} of them resources" if r["resources"] else "") + ")")
+    return "\n".join(lines) or "  - none"
 
 
 def _releases(rows) -> str:
+    from pipeline.survey.recipes_section import recipe_lines
+
     lines = ["## Every release", "",
-             "Per server: `release_table.sql` (each release against the one before; *published*: the "
-             "date the install was pinned to), then `step_breaks.sql` (each breaking change with its "
-             "rule, entity and witness) and `to_latest.sql` (each release against the latest)."]
+             "Per server: the recipes its captures ran under (`recipes.sql`), `release_table.sql` (each "
+             "release against the one before; *published*: the date the install was pinned to; BREAKING "
+             "as proven / by rule / unexplained), then `step_breaks.sql` (each breaking change with its "
+             "rule, entity, evidence and witness or the note saying why there is none) and "
+             "`to_latest.sql` (each release against the latest)."]
     breaks, latest = {}, {}
     for r in rows["step_breaks"]:
         breaks.setdefault(r["server_id"], []).append(r)
@@ -605,32 +690,46 @@ def _releases(rows) -> str:
     for r in rows["release_table"]:
         by_server.setdefault(r["server_id"], []).append(r)
     for server, steps in by_server.items():
-        lines += ["", f"<details><summary><b>{server}</b></summary>", "",
-                  "| From | To | Published | Declared | Earned | BREAKING | POT. | NON | DOC | Witnessed | Note |",
-                  "| --- | --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- |"]
+        lines += ["", f"<details><summary><b>{server}</b></summary>", ""]
+        recipes = recipe_lines(rows, server)
+        if recipes:
+            lines += recipes + [""]
+        lines += ["| From | To | Published | Declared | Earned | BREAKING: proven / by rule / unexplained | "
+                  "POT. | NON | DOC | Note |",
+                  "| --- | --- | --- | --- | --- | ---: | ---: | ---: | ---: | --- |"]
         for s in steps:
             note = ("not counted: captures disagree" if s["unstable"] else
                     "not counted: schemaless" if s["schemaless"] else
+                    "not counted: captured under different recipes" if s["recipe_changed"] else
                     f"not diffed: {_cell(s['error'])}" if not s["diffed"] else
                     "same contract" if s["identical"] else "")
             if s["spans"]:
                 note = f"{note}; " if note else ""
                 note += f"across {_count(s['spans'], 'version')} not captured"
             lines.append(f"| {s['old_version']} | {s['new_version']} | {_day(s['published_at'])} | "
-                         f"{s['declared']} | {s['grade'] or ''} | {s['breaking']} | {s['potentially_breaking']} | "
-                         f"{s['non_breaking']} | {s['documentation']} | {s['witnessed']} | {note} |")
+                         f"{s['declared']} | {s['grade'] or ''} | {s['proven']} / {s['by_rule']} / "
+                         f"{s['unexplained']} | {s['potentially_breaking']} | {s['non_breaking']} | "
+                         f"{s['documentation']} | {note} |")
         if breaks.get(server):
-            lines += ["", "| From | To | Rule | Entity | Path | Witness |", "| --- | --- | --- | --- | --- | --- |"]
+            lines += ["", "| From | To | Rule | Entity | Path | Evidence | Witness, or why there is none |",
+                      "| --- | --- | --- | --- | --- | --- | --- |"]
             lines += [f"| {b['old_version']} | {b['new_version']} | `{b['rule']}` | {_cell(b['entity'] or '(server)')} | "
-                      f"{_code(b['path'])} | {_witness(b['witness_json']) if b['witness_json'] else _cell(b['witness_note'] or '')} |"
+                      f"{_code(b['path'])} | {b['evidence']} | "
+                      f"{_witness(b['witness_json']) if b['witness_json'] else _cell(b['witness_note'] or '')} |"
                       for b in breaks[server]]
         if latest.get(server):
-            lines += ["", "| Release | Against | Changes | BREAKING | Note |", "| --- | --- | ---: | ---: | --- |"]
-            lines += [f"| {u['version']} | {u['latest']} | {u['changes']} | {u['breaking']} | "
-                      f"{'not counted' if not u['counted'] else 'same contract' if u['identical'] else ''} |"
-                      for u in latest[server]]
+            lines += ["", "| Release | Against | Changes | BREAKING: proven / any | Note |",
+                      "| --- | --- | ---: | ---: | --- |"]
+            lines += [f"| {u['version']} | {u['latest']} | {u['changes']} | {u['proven']} / {u['breaking']} | "
+                      f"{_latest_note(u)} |" for u in latest[server]]
         lines += ["", "</details>"]
     return "\n".join(lines)
+
+
+def _latest_note(u) -> str:
+    if u["counted"]:
+        return "same contract" if u["identical"] else ""
+    return "not counted: captured under different recipes" if u["recipe_changed"] else "not counted"
 
 
 # --- formatting -------------------------------------------------------------
@@ -651,7 +750,14 @@ def _n(value) -> str:
 
 
 def _pct(value) -> str:
-    return "n/a" if value is None else f"{float(value):g} %"
+    """A share in per cent; a share of nothing (a zero denominator) is 0 %,
+    said only where its count is 0 too (``_share`` leaves it out)."""
+    return f"{0.0 if value is None else float(value):g} %"
+
+
+def _share(count, pct) -> str:
+    """``count (pct %)``, or the bare count where the share is of nothing."""
+    return f"{count}" if pct is None else f"{count} ({_pct(pct)})"
 
 
 def _day(value) -> str:

@@ -1,7 +1,8 @@
 -- The figures the published 66-pair backtest reported, computed our way
 -- for the @modelcontextprotocol/server-* packages (server ids `server-*`):
 -- counted consecutive release steps, those whose contracts differ, findings
--- (every unsuppressed change), findings graded BREAKING, and the
+-- (every unsuppressed change), findings graded BREAKING (and of them the
+-- proven ones: a witness a validator confirmed), and the
 -- notation-only changes ($schema, definitions, serialisation) that we
 -- report once per schema as `*.dialect.changed` and never as BREAKING;
 -- then the steps of those packages not counted (a side schemaless or
@@ -16,6 +17,7 @@ SELECT count(*) FILTER (WHERE counted) AS steps,
        count(*) FILTER (WHERE counted AND NOT identical) AS changed,
        coalesce(sum(changes) FILTER (WHERE counted), 0) AS findings,
        coalesce(sum(breaking) FILTER (WHERE counted), 0) AS breaking,
+       coalesce(sum(proven) FILTER (WHERE counted), 0) AS proven,
        count(*) FILTER (WHERE counted AND breaking > 0) AS breaking_steps,
        (SELECT count(*) FROM step_changes
         WHERE server_id LIKE 'server-%' AND rule LIKE '%.dialect.changed') AS dialect_changes,

@@ -3,7 +3,10 @@
 -- failures.sql), how many capture passes (a source and client identity)
 -- tried each version, the versions two passes captured identically
 -- (confirmed), the versions whose passes disagree, the versions captured
--- once only (unconfirmed: one pass, or the other pass failed), the captured releases whose input schemas came out empty
+-- once only (unconfirmed: one pass, or the other pass failed), the failed
+-- versions whose every capture listed no tools where tools were expected
+-- (empty: sql/empty_captures.sql; the attempts read them as failures of
+-- kind `empty`), the captured releases whose input schemas came out empty
 -- (schemaless) and those the registry dates after a higher version
 -- (dated_late; both in sql/releases.sql) and of those the ones in a counted
 -- step (dated_late_counted), and the span of publish dates the
@@ -16,6 +19,7 @@ WITH in_counted AS (
 ),
 versions AS (
     SELECT server_id, version, bool_or(ok) AS captured,
+           bool_or(error_kind = 'empty') AND NOT bool_or(ok) AS empty,
            count(DISTINCT (source, client)) AS passes,
            count(DISTINCT (source, client)) FILTER (WHERE ok) AS passes_ok,
            count(DISTINCT manifest_digest) FILTER (WHERE ok) AS contracts,
@@ -27,6 +31,7 @@ SELECT v.server_id,
        count(*) AS attempted,
        count(*) FILTER (WHERE v.captured) AS captured,
        count(*) FILTER (WHERE NOT v.captured) AS failed,
+       count(*) FILTER (WHERE v.empty) AS empty,
        max(v.passes) AS passes,
        count(*) FILTER (WHERE v.passes_ok >= 2 AND v.contracts = 1) AS confirmed,
        count(*) FILTER (WHERE v.contracts > 1) AS disagree,

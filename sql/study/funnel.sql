@@ -2,10 +2,12 @@
 -- as servers (and of those, any the servers file does not survey: it should
 -- be none), the servers it surveys, those with a release attempted, with a
 -- release that started (its install worked and the server ran: an attempt
--- past install and spawn) and with a release captured. Then the releases
--- attempted and captured, which handshake answered (server/discover or
--- initialize), and per captured server the releases captured (median,
--- fewest, most).
+-- past install and spawn), those whose every started release listed no
+-- tools where tools were expected (only_empty: sql/empty_captures.sql) and
+-- those with a release captured. Then the releases attempted, those that
+-- listed no tools (empty: failed, never counted) and those captured, which
+-- handshake answered (server/discover or initialize), and per captured
+-- server the releases captured (median, fewest, most).
 WITH surveyed AS (
     SELECT DISTINCT server_id FROM population WHERE server_id IS NOT NULL
 ),
@@ -13,12 +15,14 @@ versions AS (
     SELECT a.server_id, a.version, bool_or(a.ok) AS captured,
            bool_or(a.ok OR a.error_kind NOT IN ('install_failed', 'spawn_failed', 'version_lookup',
                                                  'missing_env', 'bad_target', 'interrupted')) AS started,
+           bool_or(a.error_kind = 'empty') AND NOT bool_or(a.ok) AS empty,
            arg_min(a.handshake, a.attempted_at) FILTER (WHERE a.ok) AS handshake
     FROM attempts a SEMI JOIN surveyed s ON s.server_id = a.server_id
     GROUP BY a.server_id, a.version
 ),
 per_server AS (
-    SELECT server_id, bool_or(started) AS started, count(*) FILTER (WHERE captured) AS captured
+    SELECT server_id, bool_or(started) AS started, count(*) FILTER (WHERE captured) AS captured,
+           count(*) FILTER (WHERE empty) AS empty
     FROM versions GROUP BY server_id
 ),
 counts AS (
@@ -28,8 +32,10 @@ counts AS (
            (SELECT count(*) FROM surveyed) AS surveyed,
            (SELECT count(*) FROM per_server) AS attempted,
            (SELECT count(*) FROM per_server WHERE started) AS started,
+           (SELECT count(*) FROM per_server WHERE empty > 0 AND captured = 0) AS only_empty,
            (SELECT count(*) FROM per_server WHERE captured > 0) AS captured,
            (SELECT count(*) FROM versions) AS releases_attempted,
+           (SELECT count(*) FROM versions WHERE empty) AS releases_empty,
            (SELECT count(*) FROM versions WHERE captured) AS releases_captured,
            (SELECT count(*) FROM versions WHERE handshake = 'discover') AS answered_discover,
            (SELECT count(*) FROM versions WHERE handshake = 'initialize') AS answered_initialize,

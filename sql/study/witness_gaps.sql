@@ -1,16 +1,13 @@
--- The BREAKING changes of counted steps without a witness (step_breaks.sql,
--- created first as the view `step_breaks`), by why: not a schema change (a
--- tool, prompt, resource or capability removed or renamed: nothing to
--- validate), none by nature (the schemas accept the same calls, e.g. an
--- input property removed but still accepted as an unknown key), or not
--- found (the bounded search gave up: the break is reported, not proved).
-SELECT CASE WHEN witness_note LIKE 'not a schema change%' THEN 'not a schema change'
-            WHEN witness_note LIKE 'none by nature%' OR witness_note LIKE 'accepted but ignored%'
-                THEN 'none by nature'
-            ELSE 'not found' END AS reason,
+-- The BREAKING changes of counted steps (step_breaks.sql, created first as
+-- the view `step_breaks`) by what stands behind them, the one reading of
+-- pipeline/witness/evidence.py (the macros `evidence` and `named_reason`):
+-- proven (a witness a validator confirmed), by rule (no witness, for the
+-- named reason the note opens with: `reason`) or unexplained (no witness
+-- and no named reason: the bounded search gave up or its budget ran out;
+-- reported, not proved). With how many of them are on resources.
+SELECT evidence, CASE WHEN evidence = 'by rule' THEN named_reason(witness_note) END AS reason,
        count(*) AS changes,
        count(*) FILTER (WHERE rule LIKE 'resource%') AS resources
 FROM step_breaks
-WHERE witness_json IS NULL
-GROUP BY reason
-ORDER BY changes DESC, reason
+GROUP BY ALL
+ORDER BY evidence, changes DESC, reason

@@ -91,6 +91,22 @@ def test_spawn_failure(tmp_path):
     assert rec.error_kind == "spawn_failed" and "no-such-server" in rec.error
 
 
+def test_a_server_dying_of_an_exception_group_names_the_error_inside_it(tmp_path):
+    """Python draws an exception group's tracebacks inside a frame ("  | ",
+    "  +-+---"); the cause is the error in the frame, not its last heading."""
+    script = tmp_path / "group_server.py"
+    script.write_text("import sys\n"
+                      "sys.stdin.readline()\n"
+                      "raise ExceptionGroup('unhandled errors in a TaskGroup', "
+                      "[ConnectionError('[Errno -2] Name or service not known')])\n")
+    target = stdio_target("ok")
+    target.args = [str(script)]
+    rec = only(run_crawl([target], tmp_path))
+    assert rec.error_kind == "server_exited", rec.error
+    assert rec.error.endswith("stderr: ConnectionError: [Errno -2] Name or service not known"), rec.error
+    assert not any("Traceback" in line for line in rec.error_lines)
+
+
 def test_a_script_without_an_interpreter_line_or_a_dangling_link_says_so(tmp_path):
     script = tmp_path / "server.mjs"  # as some npm packages ship their bin
     script.write_text("console.log('hi')\n")

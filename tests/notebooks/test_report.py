@@ -159,3 +159,38 @@ def test_semver_honesty_plot_gives_calendar_versions_a_row_of_their_own():
     assert kind[2][3] == 2 and kind[1][0] == 1  # under-bumped, honest
     # only steps that declared a bump are counted per server
     assert [t.get_text() for t in right.get_yticklabels()] == ["plain"]
+
+
+def test_the_rule_and_time_figures_split_breaks_by_evidence():
+    """Rows as sql/rule_frequencies.sql and sql/breaking_by_version.sql give
+    them: BREAKING is drawn as proven / by rule / unexplained, and over time
+    the proven breaks are the solid line, every break the dashed one."""
+    import datetime as dt
+
+    from pipeline.survey.report import EVIDENCE_COLOURS, plot_breaking_by_version, plot_rule_frequencies
+
+    rules = [{"rule": "tool.input.type.narrowed", "severity": "BREAKING", "changes": 7, "proven": 4,
+              "by_rule": 0, "unexplained": 3},
+             {"rule": "tool.removed", "severity": "BREAKING", "changes": 2, "proven": 0, "by_rule": 2,
+              "unexplained": 0},
+             {"rule": "tool.added", "severity": "NON_BREAKING", "changes": 5, "proven": 0, "by_rule": 0,
+              "unexplained": 0}]
+    axis = plot_rule_frequencies(rules).axes[0]
+    widths = {}
+    for patch in axis.patches:
+        colour = next((k for k, c in EVIDENCE_COLOURS.items()
+                       if tuple(round(x, 3) for x in patch.get_facecolor()[:3]) ==
+                       tuple(round(int(c[i:i + 2], 16) / 255, 3) for i in (1, 3, 5))), "other")
+        widths[colour] = widths.get(colour, 0) + patch.get_width()
+    assert widths == {"proven": 4, "unexplained": 3, "by_rule": 2, "other": 5}
+    labels = [t.get_text() for t in axis.get_legend().get_texts()]
+    assert labels[:3] == ["BREAKING, proven", "BREAKING, by rule", "BREAKING, unexplained"]
+
+    day = dt.datetime(2026, 1, 1)
+    releases = [{"server_id": "s", "version": v, "breaking": b, "proven": p, "changes": b,
+                 "released_at": day + dt.timedelta(days=i)} for i, (v, b, p) in enumerate(
+                     [("1.0.0", 0, 0), ("1.1.0", 5, 2), ("2.0.0", 3, 3)])]
+    axis = plot_breaking_by_version(releases).axes[0]
+    solid, dashed = axis.lines
+    assert list(solid.get_ydata()) == [0, 2, 3] and solid.get_linestyle() == "-"
+    assert list(dashed.get_ydata()) == [0, 5, 3] and dashed.get_linestyle() == "--"

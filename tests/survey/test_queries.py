@@ -30,7 +30,8 @@ def test_every_query_file_is_tested():
               "drift_notes",  # tested in tests/judge_survey/test_drift.py
               "breaking_by_release",
               # tested in tests/survey/test_study.py and test_attempts.py
-              "ledger", "releases", "release_steps", "pairs_latest"}
+              "ledger", "releases", "release_steps", "pairs_latest",
+              "empty_captures"}  # tested in tests/survey/test_configured.py
     assert {p.stem for p in SQL.glob("*.sql")} == tested
 
 
@@ -43,6 +44,10 @@ def test_rule_frequencies(con):
         ("tool.input.enum.narrowed", "BREAKING"): 1,
         ("tool.description.changed", "DOCUMENTATION"): 1,
     }
+    evidence = {r["rule"]: (r["proven"], r["by_rule"], r["unexplained"]) for r in query(con, "rule_frequencies")
+                if r["severity"] == "BREAKING"}
+    # the narrowed enum has a witness; a removed tool, none by its nature (not a schema change)
+    assert evidence == {"tool.removed": (0, 1, 0), "tool.input.enum.narrowed": (1, 0, 0)}
 
 
 def test_breaking_changes(con):
@@ -64,8 +69,8 @@ def test_breaking_by_release_counts_witnesses(con):
 
 
 def test_breaking_by_version_in_semver_order(con):
-    rows = [(r["server_id"], r["version"], r["breaking"]) for r in query(con, "breaking_by_version")]
-    assert rows == [("alpha", "1.1.0", 0), ("alpha", "2.0.0", 1), ("beta", "0.10.0", 1)]
+    rows = [(r["server_id"], r["version"], r["breaking"], r["proven"]) for r in query(con, "breaking_by_version")]
+    assert rows == [("alpha", "1.1.0", 0, 0), ("alpha", "2.0.0", 1, 0), ("beta", "0.10.0", 1, 1)]
 
 
 def test_severity_totals(con):

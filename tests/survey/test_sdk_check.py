@@ -47,3 +47,51 @@ def test_a_different_listing_is_named_tool_by_tool(tmp_path):
         assert name in difference.split("only the crawler lists ")[1].split(";")[0]
     for name in only_new:
         assert name in difference.split("only the SDK lists ")[1].split(";")[0]
+
+
+CONFIGURED = ROOT / "tests" / "survey" / "configured" / "configured_server.py"
+
+
+def test_an_empty_list_on_either_side_is_not_checked_never_a_match():
+    """The configured server started without its configuration lists no
+    tools to the SDK client either: nothing is compared."""
+    tools, _ = asyncio.run(sdk_check.sdk_tools(sys.executable, [str(CONFIGURED), "1.0.0"], None, str(ROOT)))
+    assert tools == []
+    assert sdk_check.compare([], tools) == (None, None, "not checked: neither client listed any tools")
+    listed, _ = asyncio.run(sdk_check.sdk_tools(sys.executable, [str(CONFIGURED), "1.0.0"],
+                                                {"SERVICE_URL": "http://127.0.0.1:9", "PATH": ""}, str(ROOT)))
+    assert len(listed) == 2
+    assert sdk_check.compare([], listed) == (None, None, "not checked: the crawler listed no tools")
+    assert sdk_check.compare(listed, []) == (None, None, "not checked: the SDK client listed no tools")
+    assert sdk_check.compare(listed, listed) == (True, True, "")
+
+
+def test_the_study_reads_an_empty_side_as_not_checked_whatever_the_file_says():
+    """A result file of an older check called 0 tools against 0 a match:
+    sdk_check.sql and its summary count it as not checked."""
+    import duckdb
+
+    from pipeline.resources import sql
+    from pipeline.survey.population import register
+
+    con = duckdb.connect()
+    con.execute("CREATE TABLE releases AS SELECT * FROM (VALUES ('a', '1.0'), ('b', '2.0'), ('c', '3.0'), "
+                "('d', '4.0')) t(server_id, version)")
+    rows = [{"server_id": "a", "version": "1.0", "crawler_tools": 0, "sdk_tools": 0, "names_match": True,
+             "schemas_match": True, "sdk_protocol": "2025-11-25", "difference": ""},
+            {"server_id": "b", "version": "2.0", "crawler_tools": 3, "sdk_tools": 3, "names_match": True,
+             "schemas_match": True, "sdk_protocol": "2025-11-25", "difference": ""},
+            {"server_id": "c", "version": "3.0", "crawler_tools": 3, "sdk_tools": None, "names_match": None,
+             "schemas_match": None, "sdk_protocol": "", "difference": "the SDK client failed: x"},
+            {"server_id": "d", "version": "4.0", "crawler_tools": 2, "sdk_tools": 0, "names_match": None,
+             "schemas_match": None, "sdk_protocol": "2025-11-25", "difference": "not checked: ..."}]
+    register(con, None, rows)
+    checked = {r[0]: r[1:] for r in con.execute(sql("study/sdk_check")).fetchall()}
+    columns = [d[0] for d in con.description]
+    at = columns.index("checked") - 1
+    assert {s: (c[at], c[at + 1]) for s, c in checked.items()} == {
+        "a": (False, False), "b": (True, True), "c": (False, False), "d": (False, False)}
+    summary = dict(zip(*[[d[0] for d in con.execute(sql("study/sdk_check_summary")).description],
+                         con.execute(sql("study/sdk_check_summary")).fetchone()]))
+    assert summary == {"listed": 4, "checked": 1, "sdk_failed": 1, "listed_none": 2, "names_match": 1,
+                       "schemas_match": 1}

@@ -18,6 +18,7 @@ import datetime as dt
 import json
 import os
 import subprocess
+import sys
 
 import pytest
 
@@ -100,12 +101,17 @@ def test_steps_are_counted_only_when_both_captures_agree(study):
     steps = by_server(study["rows"]["steps_by_server"])
     alpha, beta, total = steps["server-alpha"], steps["beta"], steps[None]
     assert (alpha["releases"], alpha["steps"], alpha["counted"], alpha["changed"]) == (3, 2, 2, 2)
-    assert (alpha["breaking_steps"], alpha["breaking"], alpha["witnessed"], alpha["documentation"]) == (2, 2, 1, 2)
+    assert (alpha["breaking_steps"], alpha["breaking"], alpha["documentation"]) == (2, 2, 2)
+    # 1.1.0's new required argument is proven by a witness; 2.0.0's removed tool by rule
+    assert (alpha["proven"], alpha["by_rule"], alpha["unexplained"]) == (1, 1, 0)
+    assert (alpha["proven_steps"], alpha["by_rule_steps"], alpha["unexplained_steps"]) == (1, 1, 0)
     assert (beta["releases"], beta["steps"], beta["counted"], beta["unstable"]) == (3, 2, 1, 1)
-    assert (beta["breaking_steps"], beta["breaking"], beta["witnessed"], beta["documentation"]) == (1, 1, 1, 1)
-    assert (total["counted"], total["breaking_steps"], total["breaking"], total["witnessed"]) == (3, 3, 3, 2)
+    assert (beta["breaking_steps"], beta["breaking"], beta["proven"], beta["documentation"]) == (1, 1, 1, 1)
+    assert (total["counted"], total["breaking_steps"], total["breaking"], total["proven"]) == (3, 3, 3, 2)
+    assert (total["proven_steps"], total["by_rule_steps"], total["unexplained_steps"]) == (2, 1, 0)
+    assert total["recipe_changed"] == 0
     assert float(total["breaking_steps_pct"]) == 100.0
-    assert float(total["witnessed_pct"]) == pytest.approx(66.7)
+    assert float(total["proven_pct"]) == pytest.approx(66.7) == float(total["proven_steps_pct"])
     assert total["potentially_breaking"] == total["non_breaking"] == 0
 
 
@@ -121,12 +127,12 @@ def test_release_table_flags_the_unstable_step(study):
 
 
 def test_step_breaks_carry_rule_entity_and_witness(study):
-    breaks = [(b["server_id"], b["new_version"], b["rule"], b["entity"], bool(b["witness_json"]))
+    breaks = [(b["server_id"], b["new_version"], b["rule"], b["entity"], bool(b["witness_json"]), b["evidence"])
               for b in study["rows"]["step_breaks"]]
     assert breaks == [
-        ("beta", "2025.2.1", "tool.input.constraint.tightened", "forecast", True),
-        ("server-alpha", "1.1.0", "tool.input.property.addedRequired", "search", True),
-        ("server-alpha", "2.0.0", "tool.removed", "delete", False),
+        ("beta", "2025.2.1", "tool.input.constraint.tightened", "forecast", True, "proven"),
+        ("server-alpha", "1.1.0", "tool.input.property.addedRequired", "search", True, "proven"),
+        ("server-alpha", "2.0.0", "tool.removed", "delete", False, "by rule"),
     ]
     witness = json.loads(study["rows"]["step_breaks"][1]["witness_json"])
     assert witness["kind"] == "rejected" and "region" not in witness["value"]
@@ -136,8 +142,10 @@ def test_semver_honesty_reads_calver_apart(study):
     honesty = {(r["scheme"], r["declared"]): r for r in study["rows"]["honesty"]}
     minor = honesty[("semver", "minor")]
     assert (minor["steps"], minor["breaking_steps"], minor["breaking_dishonest"], minor["quiet_breaks"]) == (1, 1, 1, 1)
+    assert (minor["proven_breaking_steps"], minor["proven_breaking_dishonest"], minor["proven_quiet_breaks"]) == (1, 1, 1)
     major = honesty[("semver", "major")]
     assert (major["breaking_steps"], major["dishonest"], major["quiet_breaks"]) == (1, 0, 0)
+    assert major["proven_breaking_steps"] == 0  # the removed tool: a break by rule
     calver = honesty[("calver", None)]
     assert (calver["steps"], calver["breaking_steps"], calver["dishonest"], calver["semver_steps"]) == (1, 1, 0, 0)
     everything = honesty[(None, None)]
@@ -160,16 +168,19 @@ def test_each_release_against_the_latest(study):
     summary = by_server(study["rows"]["to_latest_summary"])
     assert (summary[None]["releases"], summary[None]["breaking_upgrades"], summary[None]["not_counted"],
             summary[None]["breaking_from_first"]) == (2, 2, 2, 2)
+    # from 1.0.0 the witnessed required argument; from 1.1.0 only the removed tool, by rule
+    assert (summary[None]["proven_upgrades"], summary[None]["proven_from_first"]) == (1, 1)
     assert summary["beta"]["breaking_from_first"] is None
 
 
 def test_rules_count_counted_steps_only(study):
-    rules = {(r["rule"], r["severity"]): (r["changes"], r["steps"], r["servers"]) for r in study["rows"]["rules"]}
+    rules = {(r["rule"], r["severity"]): (r["changes"], r["steps"], r["servers"], r["proven"], r["by_rule"],
+                                          r["unexplained"], r["proven_servers"]) for r in study["rows"]["rules"]}
     assert rules == {
-        ("server.identity.changed", "DOCUMENTATION"): (3, 3, 2),
-        ("tool.input.constraint.tightened", "BREAKING"): (1, 1, 1),
-        ("tool.input.property.addedRequired", "BREAKING"): (1, 1, 1),
-        ("tool.removed", "BREAKING"): (1, 1, 1),
+        ("server.identity.changed", "DOCUMENTATION"): (3, 3, 2, 0, 0, 0, 0),
+        ("tool.input.constraint.tightened", "BREAKING"): (1, 1, 1, 1, 0, 0, 1),
+        ("tool.input.property.addedRequired", "BREAKING"): (1, 1, 1, 1, 0, 0, 1),
+        ("tool.removed", "BREAKING"): (1, 1, 1, 0, 1, 0, 0),
     }
 
 
@@ -186,16 +197,19 @@ def test_backtest_figures_cover_the_server_packages(study):
     [b] = study["rows"]["backtest"]
     assert (b["packages"], b["steps"], b["changed"], b["findings"], b["breaking"], b["breaking_steps"],
             b["dialect_changes"], b["not_counted"], b["schemaless_releases"]) == (1, 2, 2, 4, 2, 2, 0, 0, 0)
+    assert b["proven"] == 1
     assert (b["published_pairs"], b["published_findings"], b["published_breaking"]) == (66, 140, 43)
 
 
 def test_largest_steps_and_why_breaks_have_no_witness(study):
-    largest = [(r["server_id"], r["new_version"], r["breaking"], r["top_rule"], r["top_rule_changes"])
+    largest = [(r["server_id"], r["new_version"], r["proven"], r["breaking"], r["top_rule"], r["top_rule_proven"])
                for r in study["rows"]["largest_steps"]]
-    assert largest == [("beta", "2025.2.1", 1, "tool.input.constraint.tightened", 1),  # ties: by server
-                       ("server-alpha", "1.1.0", 1, "tool.input.property.addedRequired", 1),
-                       ("server-alpha", "2.0.0", 1, "tool.removed", 1)]
-    assert study["rows"]["witness_gaps"] == [{"reason": "not a schema change", "changes": 1, "resources": 0}]
+    assert largest == [("beta", "2025.2.1", 1, 1, "tool.input.constraint.tightened", 1),  # ties: by server
+                       ("server-alpha", "1.1.0", 1, 1, "tool.input.property.addedRequired", 1),
+                       ("server-alpha", "2.0.0", 0, 1, "tool.removed", 0)]  # proven breaks rank first
+    assert study["rows"]["witness_gaps"] == [
+        {"evidence": "by rule", "reason": "not a schema change", "changes": 1, "resources": 0},
+        {"evidence": "proven", "reason": None, "changes": 2, "resources": 0}]
 
 
 def test_the_run_records_its_cost_and_no_judge_notes(study):
@@ -210,13 +224,20 @@ def test_the_readme_states_the_slice_numbers(study):
     assert text.splitlines()[0].startswith("# ")
     assert "mcpdelta study " in text.split("## In short")[0]  # the command at the top
     assert "- 7 published versions of 2 servers attempted, 6 captured, 1 could not be captured" in text
-    assert "3 release steps counted" in text and "3 broke a caller (100 % of the steps)" in text
+    assert "3 release steps counted" in text and "2 (66.7 %) broke a caller with a *proven* break" in text
+    assert "1 more step broke a caller *by rule* only" in text and "3 (100 %) in all" in text
+    assert "- 3 breaking changes: 2 proven (66.7 %), 1 by rule, 0 unexplained" in text
     assert "1 step not counted because two captures of one of its releases disagreed" in text
-    assert ("The largest step alone, beta 2025.1.1 -> 2025.2.1, brought 1 of the breaking changes, "
-            "1 of them `tool.input.constraint.tightened`") in text
-    assert "  - 1 change not a schema change (a tool, prompt" in text
-    assert "read literally, 1 of 2 semver-numbered steps (50 %, 1 in 2) shipped a break" in text
+    assert ("The largest step by proven breaks, beta 2025.1.1 -> 2025.2.1, brought 1 proven breaking change "
+            "(0 more by rule, 0 unexplained), 1 of the proven ones `tool.input.constraint.tightened`") in text
+    assert "  - 1 change by rule, not a schema change (a tool, prompt" in text
+    assert "  - 2 changes proven (a witness" in text
+    assert ("read literally, 1 of 2 semver-numbered steps (50 %) shipped a proven break while only the minor "
+            "or patch number moved (1 counting every break, 1 in 2; *Semver honesty*)") in text
     assert "| beta | 2025.4.1 |  | `server_exited` |" in text
+    assert "| `tool.removed` | BREAKING | 1 | 1 | 1 | 0 / 1 / 0 | 0 |" in text  # the per-rule split
+    assert "| **all** | 6 | 3 | 3 | 2 (66.7 %) | 3 (100 %) | 2 / 1 / 0 |" in text  # the per-server split
+    assert "| 1.1.0 | 2.0.0 | `tool.removed` | delete | `/tools/delete` | by rule | not a schema change" in text
     assert "- **Two passes.**" in text and "(`tests/survey/slice/servers.yaml`)" not in text
     assert f"(`{SLICE / 'servers.yaml'}`)" in text
     assert "reported 66 consecutive\nversion pairs, 140 findings and 43" in text
@@ -334,6 +355,91 @@ def test_one_capture_pass_is_said_and_nothing_is_called_confirmed(study, tmp_pat
     assert "- **One pass.**" in text and "- **Two passes.**" not in text
 
 
+RECOUNT = ROOT / "bench" / "recount.py"
+
+
+def recount(*folders) -> dict:
+    """bench/recount.py on the folders, in a fresh interpreter where any
+    import of ``pipeline`` fails: the second reader shares no code with the study."""
+    code = ("import runpy, sys; sys.modules['pipeline'] = None; sys.argv = sys.argv[1:]; "
+            "runpy.run_path(sys.argv[0], run_name='__main__')")
+    run = subprocess.run([sys.executable, "-I", "-c", code, str(RECOUNT), *map(str, folders)],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    return json.loads(run.stdout)
+
+
+def test_a_second_reader_recounts_the_figures_and_the_page_sets_them_beside_its_own(study, tmp_path):
+    passes = [study["base"] / "work" / "pass-a", study["base"] / "work" / "pass-b"]
+    found = recount(*passes)
+    tools = {}  # by hand: pass A's releases are the slice's manifests (beta 2025.4.1 cannot start)
+    for path in (SLICE / "manifests").glob("*/*.json"):
+        if not path.name.endswith(".second-pass.json"):
+            tools[(path.parent.name, path.stem)] = len(json.loads(path.read_text())["tools"])
+    assert found["figures"] == {"attempted": 7, "captured": 6, "empty": 0, "servers": 2, "releases": 6,
+                                "steps": 4, "tools": sum(tools.values())}
+    assert {(s, v): n for s, v, n in found["release_tools"]} == tools
+    assert [(p["logged"], p["captures"]) for p in found["passes"]] == [(7, 6), (7, 6)]
+    file = tmp_path / "recount.json"
+    file.write_text(json.dumps(found))
+    run = subprocess.run([MCPDELTA, "study", str(SLICE / "servers.yaml"), "--out", str(tmp_path / "out"),
+                          "--work", str(tmp_path / "work"), "--recount", str(file), "--captures", *map(str, passes)],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    text = (tmp_path / "out" / "README.md").read_text()
+    section = text.split("## The figures, recounted")[1].split("\n## ")[0]
+    assert f"| tools the releases list | {sum(tools.values())} | {sum(tools.values())} | same |" in section
+    assert f"| captured in {passes[1]} | 6 | 6 | same |" in section
+    assert "differs" not in section and "their tool counts agree on 6" in section
+    # a recount that disagrees is shown as such, figure by figure and release by release
+    scope = engine_version(), policy_hash(Policy())
+    wrong = {**found, "figures": {**found["figures"], "steps": 5},
+             "release_tools": [[s, v, n + (s == "beta" and v == "2025.1.1")] for s, v, n in found["release_tools"]]}
+    from pipeline.survey.recount import load_recount, recount_section
+
+    file.write_text(json.dumps(wrong))
+    rows = gather_study(Lake(str(tmp_path / "work" / "lake")).connect(*scope),
+                        Lake(str(tmp_path / "work" / "lake-latest")).connect(*scope), recount=load_recount(file))
+    section = recount_section(rows, True)
+    assert "| release steps (counted or not) | 4 | 5 | **differs** |" in section
+    assert "their tool counts agree on 5" in section
+    assert f"| beta | 2025.1.1 | {tools[('beta', '2025.1.1')]} | {tools[('beta', '2025.1.1')] + 1} |" in section
+
+
+def test_a_recount_file_of_another_shape_is_a_one_line_error(tmp_path):
+    (tmp_path / "bad.json").write_text('{"figures": {"attempted": "seven"}}')
+    run = subprocess.run([MCPDELTA, "study", str(SLICE / "servers.yaml"), "--out", str(tmp_path / "o"),
+                          "--work", str(tmp_path / "w"), "--recount", str(tmp_path / "bad.json")],
+                         capture_output=True, text=True)
+    assert run.returncode == 2 and "bad.json" in run.stderr and "figures.attempted" in run.stderr
+    assert len(run.stderr.strip().splitlines()) == 1
+    assert not os.path.exists(tmp_path / "w" / "pass-a")  # said before any capture
+
+
+def test_no_sentence_says_none_or_n_a_where_nothing_was_counted(tmp_path):
+    """One release captured, one package whose versions could not even be
+    looked up (its log row names no client): nothing to count, and the page
+    says so in words."""
+    folder = tmp_path / "captures"
+    (folder / "solo").mkdir(parents=True)
+    (folder / "solo" / "1.0.0.json").write_text(json.dumps(
+        {"capabilities": {"tools": {}}, "tools": [{"name": "t", "inputSchema": {"type": "object"}}]}))
+    rows = [{"id": "solo", "version": "1.0.0", "ok": True, "captured_at": "2026-01-01T00:00:00Z",
+             "client": {"name": "mcpdelta-crawler", "version": "0.1.0"}},
+            {"id": "ghost", "version": "latest", "ok": False, "error_kind": "version_lookup",
+             "error": "no published version", "captured_at": "2026-01-01T00:00:01Z"}]
+    (folder / "crawl-log.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    run = subprocess.run([MCPDELTA, "study", str(SLICE / "servers.yaml"), "--out", str(tmp_path / "out"),
+                          "--work", str(tmp_path / "work"), "--captures", str(folder)],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    text = (tmp_path / "out" / "README.md").read_text()
+    assert "0 release steps counted" in text
+    assert "no client (failed before any server started): 1 attempt" in text
+    for slip in ("None", "n/a", "1 in 0", "nan"):
+        assert slip not in text, slip
+
+
 def test_schema_habits_count_each_release_by_its_publish_quarter(tmp_path):
     """Two releases in 2025-Q1 (one of them captured twice), one in 2025-Q3;
     the tools' declarations counted by hand."""
@@ -412,8 +518,13 @@ def test_the_population_page_has_its_sections(study):
     text = study["readme"]
     assert text.splitlines()[0] == "# How often the slice's servers broke their callers"
     assert "5 candidates -> 2 classified as servers (0 of them missing from the servers file)" in text
+    assert ("-> 2 with at least one release captured; 0 more started but never listed a tool where tools "
+            "were expected (*empty*, counted as failed).") in text
+    assert "Releases: 6 of 7 attempted captured (85.7 %), 0 of the others empty;" in text
     assert "- excluded: needs a remote service: 2 (for example `@slice/hosted`, `gamma-mcp`)" in text
-    assert "2 servers checked: the names match for 1, the input schemas too for 1" in text
+    assert ("2 servers listed again, 2 of them checked (both clients listed tools): the names match for 1, "
+            "the input schemas too for 1. Not checked: 0 the SDK client could not list, 0 where a client listed "
+            "no tools") in text
     assert "  - beta 2025.3.1: crawler 1 tools, SDK 2; only the SDK lists extra" in text
     assert "- 2 of the 2 servers with a counted step (100 %) shipped at least one release" in text
     assert "## The ten most instructive breaks" in text
@@ -429,7 +540,7 @@ def test_step_breaks_are_in_one_order_whatever_order_the_changes_come_in():
     from pipeline.resources import sql
 
     rows = [("s", 1, "1.0", "2.0", "minor", "major", "tool.input.constraint.tightened", "BREAKING",
-             "t", "/tools/t/inputSchema/properties/x/anyOf", message, None, note)
+             "t", "/tools/t/inputSchema/properties/x/anyOf", message, None, note, "unexplained")
             for message, note in (("anyOf tightened (a)", "no witness: cut short"),
                                   ("anyOf tightened (b)", "no witness found"))]
     found = []
@@ -437,8 +548,8 @@ def test_step_breaks_are_in_one_order_whatever_order_the_changes_come_in():
         con = duckdb.connect()
         con.execute("CREATE TABLE step_changes (server_id TEXT, position INT, old_version TEXT, "
                     "new_version TEXT, declared TEXT, bumped TEXT, rule TEXT, severity TEXT, "
-                    "entity TEXT, path TEXT, message TEXT, witness_json TEXT, witness_note TEXT)")
-        con.executemany("INSERT INTO step_changes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "entity TEXT, path TEXT, message TEXT, witness_json TEXT, witness_note TEXT, evidence TEXT)")
+        con.executemany("INSERT INTO step_changes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                         ordered)
         found.append([r[9] for r in con.execute(sql("study/step_breaks")).fetchall()])
     assert found[0] == found[1] == ["anyOf tightened (a)", "anyOf tightened (b)"]
