@@ -655,6 +655,10 @@ GAPS = {"proven": "a witness, confirmed by a JSON Schema validator",
                           "keyword or a schema appearing or vanishing: the rule asserts the break",
         "not a schema change": "a tool, prompt, resource or capability removed or renamed: nothing to "
                                "validate",
+        "unmodelled keyword": "a JSON Schema keyword the engine does not model changed and no value showing "
+                              "it was found: breaking by the rule that unmodelled means breaking",
+        "format-only": "a value tells the two schemas apart only where `format` is read as an annotation; "
+                       "a validator that asserts formats tells them apart nowhere",
         "unexplained": "no witness and no named reason: the bounded search gave up or its budget ran out; "
                        "reported, neither proved nor explained"}
 

@@ -39,7 +39,12 @@ def evidence(witness, note) -> str:
 def sql_case(witness_column: str = "witness_json", note_column: str = "witness_note") -> str:
     """The same reading as a DuckDB ``CASE`` expression, for queries over the
     lake's changes table."""
-    named = " OR ".join(f"starts_with({note_column}, '{p}')" for p in NAMED_REASONS)
+    named = " OR ".join(f"starts_with({note_column}, {quoted(p)})" for p in NAMED_REASONS)
     return (f"CASE WHEN {witness_column} IS NOT NULL THEN '{PROVEN}' "
             f"WHEN {note_column} IS NOT NULL AND ({named}) THEN '{BY_RULE}' "
             f"ELSE '{UNEXPLAINED}' END")
+
+
+def quoted(text: str) -> str:
+    """``text`` as a SQL string literal."""
+    return "'" + text.replace("'", "''") + "'"

@@ -31,3 +31,12 @@ def test_sql_reads_every_note_as_python_does():
     con.executemany("INSERT INTO changes VALUES (?, ?)", [(w, n) for w, n, _ in CASES])
     got = [r[0] for r in con.execute(f"SELECT {sql_case()} FROM changes").fetchall()]
     assert got == [expected for _, _, expected in CASES]
+
+
+def test_a_reason_with_a_quote_is_still_one_sql_string(monkeypatch):
+    import pipeline.witness.evidence as ev
+
+    monkeypatch.setattr(ev, "NAMED_REASONS", ev.NAMED_REASONS + ("it's named",))
+    con = duckdb.connect()
+    got = con.execute(f"SELECT {ev.sql_case('w', 'n')} FROM (SELECT NULL AS w, 'it''s named: x' AS n)")
+    assert got.fetchone()[0] == BY_RULE
