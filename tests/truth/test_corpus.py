@@ -3,11 +3,9 @@ explained, or shown by a second reader (tests/truth/independent.py).
 
 A change fails the test when it has no witness python-jsonschema confirms,
 no named reason, and the reader finds no value that tells the two sides apart
-at its place: the failure names the server, the step and the pointer. The
-default run reads a slice of servers chosen for the notations that once
-broke the engine (references into #/properties, recursion, Optional folds,
-wrapped unions, tagged variants); ``-m slow`` reads every step of
-``data/ecosystem`` and ``data/survey``.
+at its place: the failure names the server, the step and the pointer. Every
+consecutive step of ``data/ecosystem`` and ``data/survey`` is read (about a
+minute: few changes need the reader's search once the engine explains them).
 """
 
 import pathlib
@@ -17,14 +15,6 @@ import pytest
 from tests.truth.corpus import FAILING, audit, table
 
 DATA = pathlib.Path(__file__).resolve().parents[2] / "data"
-SLICE = {
-    "softeria-ms-365-mcp-server",       # $ref into #/properties, recursion through them
-    "sentry-mcp-server",                # Optional folds with descriptions on both levels
-    "notionhq-notion-mcp-server",       # a tagged oneOf wrapped in an anyOf
-    "mcp-server-kubernetes",            # a union narrowed to one of its types
-    "exa-mcp-server",                   # an anyOf unwrapped to one of its branches
-    "brave-brave-search-mcp-server",    # an enum respelled as an anyOf of consts
-}
 
 
 def _failures(records):
@@ -33,17 +23,11 @@ def _failures(records):
             for r in records if r["verdict"][0] in FAILING]
 
 
-def test_a_slice_of_the_ecosystem_is_proven_or_explained():
-    records = list(audit(DATA / "ecosystem" / "captures", servers=SLICE))
-    assert {r["server"] for r in records} >= {"softeria-ms-365-mcp-server", "exa-mcp-server"}
-    assert not _failures(records), "\n".join(_failures(records))
-    rows = table(records)
-    assert sum(row["proven"] for row in rows.values()) > 0  # the reader did confirm witnesses
-
-
-@pytest.mark.slow
 @pytest.mark.parametrize("folder", ["ecosystem", "survey"])
 def test_every_step_of_the_corpus_is_proven_or_explained(folder):
     records = list(audit(DATA / folder / "captures"))
     assert records
     assert not _failures(records), "\n".join(_failures(records))
+    rows = table(records)
+    confirmed = sum(row["confirmed"] + row["confirmed with format"] for row in rows.values())
+    assert confirmed > 0.6 * len(records)  # python-jsonschema confirmed the witnesses themselves
