@@ -36,6 +36,7 @@ all in the cache runs offline. npm's and pip's download caches live under
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import glob
 import hashlib
@@ -49,9 +50,10 @@ import time
 from pathlib import Path
 
 from .errors import CrawlError, short
+from .lookups import Lookups, save_validators
 from .servers import safe_name
-from .toolchain import (dated_late, index_only_env, interpreters, node_package, node_version, npm_reason,
-                        pip_reason, py_matches, requires_python, run_process)
+from .toolchain import (dated_late, find_uv, index_only_env, interpreters, node_package, node_version, npm_reason,
+                        pip_reason, py_matches, requires_python, run_process, uv_env, uv_reason)
 
 _CLAUSE = re.compile(r"^(>=|<=|==|!=|>|<|=)?\s*v?([0-9][0-9A-Za-z.+-]*)$")
 
@@ -137,12 +139,18 @@ def _select(available: list[str], s: str, stable_only: bool = True) -> list[str]
 
 class PackageCache:
     def __init__(self, root: Path, timeout: float, offline: bool = False, *, pypi_url: str | None = None,
-                 late_days: float = 7.0, download_cache_bytes: int = 20 * 1024 ** 3):
+                 late_days: float = 7.0, download_cache_bytes: int = 20 * 1024 ** 3,
+                 python_installer: str | None = None):
         self.root, self.timeout, self.offline = Path(root), timeout, offline
         # the PyPI JSON API and simple index (a stand-in on 127.0.0.1 for tests)
         self.pypi_url = (pypi_url or os.environ.get("MCPDELTA_PYPI_URL") or "https://pypi.org").rstrip("/")
         self.late_days = late_days
         self.download_cache_bytes = download_cache_bytes
+        if python_installer not in (None, "uv", "pip"):
+            raise ValueError(f"python_installer: 'uv' or 'pip', not {python_installer!r}")
+        self._python_installer_asked = python_installer
+        self._python_installer: tuple | None = None
+        self._uv_prune = asyncio.Lock()
 
     def dir(self, registry: str, name: str) -> Path:
         return self.root / registry / safe_name(name)
@@ -150,16 +158,38 @@ class PackageCache:
     def downloads(self, tool: str) -> Path:
         return self.root / "downloads" / tool
 
+    # -- the installer of PyPI releases: chosen here, once ------------------
+    def python_installer(self) -> tuple[str, str | None, str | None]:
+        """("uv", its path, None) where uv is found (see ``find_uv``), else
+        ("pip", None, a warning every install it makes records); ("pip", None,
+        None) when pip was asked for."""
+        if self._python_installer is None:
+            if self._python_installer_asked == "pip":
+                self._python_installer = ("pip", None, None)
+            else:
+                uv, why = find_uv()
+                self._python_installer = ("uv", uv, None) if uv else (
+                    "pip", None, f"{why}: installed with pip instead, several times slower (pip install uv)")
+        return self._python_installer
+
     # -- published versions ----------------------------------------------
-    async def published(self, registry: str, name: str) -> dict[str, str | None]:
-        """{version: publish time (ISO, UTC) or None}; the cache when offline or unreachable."""
-        cache_file = self.dir(registry, name) / "versions.json"
+    async def published(self, registry: str, name: str, lookups=None) -> dict[str, str | None]:
+        """{version: publish time (ISO, UTC) or None}; the cache when offline or unreachable.
+        ``lookups``: the pass's shared client (one is opened otherwise)."""
+        folder = self.dir(registry, name)
+        cache_file = folder / "versions.json"
         problem = "offline"
         if not self.offline:
             try:
-                found = await (self._npm_versions(name) if registry == "npm" else self._pypi_versions(name))
-                cache_file.parent.mkdir(parents=True, exist_ok=True)
-                _write_json(cache_file, found)
+                if lookups is None:
+                    async with Lookups(self, 1) as lookups:
+                        found, validators = await lookups.fetch(registry, name)
+                else:
+                    found, validators = await lookups.fetch(registry, name)
+                if validators is not None:  # a fresh answer (None: the registry said nothing changed)
+                    folder.mkdir(parents=True, exist_ok=True)
+                    _write_json(cache_file, found)
+                    save_validators(folder, validators)
                 return found
             except CrawlError as exc:
                 problem = exc.message
@@ -171,33 +201,20 @@ class PackageCache:
             return installed
         raise CrawlError("version_lookup", f"cannot list versions of {registry} package {name}: {problem}")
 
-    async def _npm_versions(self, name: str) -> dict[str, str | None]:
-        npm = shutil.which("npm")
-        if not npm:
-            raise CrawlError("version_lookup", "npm is not installed")
-        code, out, err = await run_process([npm, "view", name, "time", "--json"], self.timeout)
-        if code != 0:
-            raise CrawlError("version_lookup", f"npm view {name}: {npm_reason(err) or 'failed'}")
-        times = json.loads(out or "{}")
-        return {v: t for v, t in times.items() if v not in ("created", "modified")}
+    async def published_many(self, packages: list[tuple[str, str]], concurrency: int = 16) -> list:
+        """``published`` of each (registry, name), ``concurrency`` at a time over one
+        connection pool: its version list, or the CrawlError that says why not."""
+        sem = asyncio.Semaphore(max(1, concurrency))
 
-    async def _pypi_versions(self, name: str) -> dict[str, str | None]:
-        import httpx
+        async def one(lookups, registry: str, name: str):
+            async with sem:
+                try:
+                    return await self.published(registry, name, lookups)
+                except CrawlError as exc:
+                    return exc
 
-        url = f"{self.pypi_url}/pypi/{name}/json"
-        try:
-            async with httpx.AsyncClient(timeout=self.timeout, follow_redirects=True) as client:
-                resp = await client.get(url)
-        except httpx.HTTPError as exc:
-            raise CrawlError("version_lookup", f"PyPI {name}: {type(exc).__name__}") from None
-        if resp.status_code != 200:
-            raise CrawlError("version_lookup", f"PyPI {name}: HTTP {resp.status_code}")
-        out: dict[str, str | None] = {}
-        for version, files in resp.json().get("releases", {}).items():
-            live = [f for f in files if not f.get("yanked")]
-            if live:
-                out[version] = min(f.get("upload_time_iso_8601") or "" for f in live) or None
-        return out
+        async with Lookups(self, concurrency) as lookups:
+            return await asyncio.gather(*(one(lookups, *p) for p in packages))
 
     # -- installs ----------------------------------------------------------
     def _options(self, registry, name, version, published_at, bin_name, python, node=None) -> dict:
@@ -262,6 +279,7 @@ class PackageCache:
                 await self.node_runtime(node)
             runtime = python if registry == "pypi" else node
             info = await self._install_dated(work, registry, name, version, published_at, bin_name, runtime)
+            warning = info.pop("warning", None)  # said by the install that met it, not by its reuses
             info.update({"registry": registry, "name": name, "version": version, "published_at": published_at})
             _write_json(work / "install.json", info)
             try:
@@ -270,8 +288,9 @@ class PackageCache:
                 if not marker.exists():
                     raise
             self.prune_downloads()
+            await self.prune_uv_cache()
             return await self._with_runtime(_absolute(json.loads(marker.read_text()), final) | {
-                "install_ms": int((time.monotonic() - started) * 1000)})
+                "install_ms": int((time.monotonic() - started) * 1000)} | ({"warning": warning} if warning else {}))
         finally:
             if work.exists():
                 shutil.rmtree(work, ignore_errors=True)
@@ -314,9 +333,11 @@ class PackageCache:
                 "--loglevel=error", f"{name}@{version}"]
         if before:
             argv.append(f"--before={before}")
+            if before <= self._npm_documents_since():  # every document cached lists what it needs
+                argv.append("--prefer-offline")
         # npm_config_yes: a lifecycle script's own npx call (``npx only-allow``) may fetch what it runs
-        env = dict(os.environ, npm_config_cache=str(self.downloads("npm")), npm_config_yes="true",
-                   **runtime_env(runtime))  # install scripts run on the server's Node.js
+        env = dict(os.environ, npm_config_cache=str(self._npm_cache(before)), npm_config_yes="true",
+                   npm_config_update_notifier="false", **runtime_env(runtime))  # scripts run on the server's Node.js
         code, _, err = await run_process(argv, self.timeout, env=env)
         if code != 0:
             raise CrawlError("install_failed", f"npm install {name}@{version}: {npm_reason(err) or 'failed'}")
@@ -355,6 +376,43 @@ class PackageCache:
         return await self._pypi_venv(work, name, version, before, bin_name, fits[0], found[fits[0]])
 
     async def _pypi_venv(self, work: Path, name, version, before, bin_name, minor: str, interpreter: str) -> dict:
+        kind, uv, warning = self.python_installer()
+        if kind == "uv":
+            await self._uv_install(uv, work, name, version, before, minor, interpreter)
+        else:
+            await self._pip_install(work, name, version, before, minor, interpreter)
+        py = str(work / "bin" / "python")
+        probe = ("import importlib.metadata as m, json, sys; d = m.distribution(sys.argv[1]); "
+                 "print(json.dumps([e.name for e in d.entry_points if e.group == 'console_scripts']))")
+        code, out, err = await run_process([py, "-c", probe, name], self.timeout)
+        scripts = json.loads(out) if code == 0 and out.strip() else []
+        if not scripts:
+            raise CrawlError("install_failed", f"{name}=={version} declares no console script")
+        chosen = _choose({s: s for s in scripts}, bin_name, name)
+        # run through the venv's python: the script's #! names the temporary folder
+        return {"argv": ["bin/python", f"bin/{chosen}"], "python": minor, "installer": kind,
+                **({"warning": warning} if warning else {})}
+
+    async def _uv_install(self, uv: str, work: Path, name, version, before, minor: str, interpreter: str) -> None:
+        """uv: a venv on ``interpreter``, then the release resolved as pip would
+        (``--exclude-newer`` is pip's ``--uploaded-prior-to``), from one shared
+        cache hard-linked into the venv."""
+        env = uv_env()
+        code, _, err = await run_process([uv, "venv", "--no-config", "--quiet", "--no-python-downloads",
+                                          "--python", interpreter, str(work)], self.timeout, env=env)
+        if code != 0:
+            raise CrawlError("install_failed", f"venv for {name} (Python {minor}): {uv_reason(err)}")
+        argv = [uv, "pip", "install", "--no-config", "--quiet", "--no-progress", "--python", str(work / "bin" / "python"),
+                "--cache-dir", str(self.downloads("uv")), "--link-mode", "hardlink",
+                "--default-index", f"{self.pypi_url}/simple/", f"{name}=={version}"]
+        if before:
+            argv += ["--exclude-newer", before]
+        code, _, err = await run_process(argv, self.timeout, env=env)
+        if code != 0:
+            raise CrawlError("install_failed", f"uv pip install {name}=={version} (Python {minor}): "
+                                               f"{uv_reason(err) or 'failed'}")
+
+    async def _pip_install(self, work: Path, name, version, before, minor: str, interpreter: str) -> None:
         code, _, err = await run_process([interpreter, "-m", "venv", "--without-pip", str(work)], self.timeout)
         if code != 0:
             raise CrawlError("install_failed", f"venv for {name} (Python {minor}): {pip_reason(err)}")
@@ -376,15 +434,35 @@ class PackageCache:
         if code != 0:
             raise CrawlError("install_failed", f"pip install {name}=={version} (Python {minor}): "
                                                f"{pip_reason(err) or 'failed'}")
-        probe = ("import importlib.metadata as m, json, sys; d = m.distribution(sys.argv[1]); "
-                 "print(json.dumps([e.name for e in d.entry_points if e.group == 'console_scripts']))")
-        code, out, err = await run_process([py, "-c", probe, name], self.timeout)
-        scripts = json.loads(out) if code == 0 and out.strip() else []
-        if not scripts:
-            raise CrawlError("install_failed", f"{name}=={version} declares no console script")
-        chosen = _choose({s: s for s in scripts}, bin_name, name)
-        # run through the venv's python: the script's #! names the temporary folder
-        return {"argv": ["bin/python", f"bin/{chosen}"], "python": minor}
+
+    def _npm_cache(self, before: str | None) -> Path:
+        """npm's download cache: one for installs dated by ``--before`` (npm
+        fetches whole package documents, with every publish time, for them),
+        one for the rest (abbreviated documents, without): an abbreviated one
+        answering a dated install offline would date nothing."""
+        return self.downloads("npm") if before else self.downloads("npm-undated")
+
+    def _npm_documents_since(self) -> str:
+        """A time no package document in the dated npm cache was fetched
+        before, so it lists every version published by then: a cut-off no
+        later than this resolves the same from the cache (``--prefer-offline``)
+        as from the registry. Kept in a marker from the cache's first use; a
+        cache older than the marker is dated by its oldest index file."""
+        folder = self._npm_cache("dated")
+        marker = folder / ".mcpdelta-documents-since"
+        try:
+            return marker.read_text().strip()
+        except OSError:
+            pass
+        index = folder / "_cacache" / "index-v5"
+        stamps = [os.lstat(os.path.join(base, n)).st_mtime for base, _, names in os.walk(index) for n in names]
+        when = dt.datetime.fromtimestamp(min(stamps, default=time.time()), dt.timezone.utc)
+        since = when.strftime("%Y-%m-%dT%H:%M:%SZ")  # the format of ``_after``, compared as text
+        folder.mkdir(parents=True, exist_ok=True)
+        tmp = marker.with_name(f".{marker.name}.{os.getpid()}.tmp")
+        tmp.write_text(since + "\n")
+        os.replace(tmp, marker)
+        return since
 
     # -- Node.js runtimes ---------------------------------------------------
     async def _with_runtime(self, info: dict) -> dict:
@@ -421,7 +499,7 @@ class PackageCache:
             argv = [npm, "install", "--prefix", str(work), "--no-audit", "--no-fund", "--no-save",
                     "--loglevel=error", f"{package}@{major}"]
             code, _, err = await run_process(argv, self.timeout,
-                                             env=dict(os.environ, npm_config_cache=str(self.downloads("npm"))))
+                                             env=dict(os.environ, npm_config_cache=str(self._npm_cache(None))))
             if code != 0:
                 raise CrawlError("install_failed", f"Node.js {major}: npm install {package}@{major}: "
                                                    f"{npm_reason(err) or 'failed'}")
@@ -441,11 +519,30 @@ class PackageCache:
                 shutil.rmtree(work, ignore_errors=True)
 
     # -- disk ----------------------------------------------------------------
+    async def prune_uv_cache(self) -> None:
+        """Keep uv's cache under ``download_cache_bytes``. It cannot lose single
+        files (an unpacked wheel is linked whole), so over the bound it is
+        cleared with ``uv cache clean``, which waits until no uv process is
+        reading it; the installs made from it keep their hard links."""
+        folder = self.downloads("uv")
+        if self._uv_prune.locked() or not folder.is_dir():
+            return
+        async with self._uv_prune:
+            if await asyncio.to_thread(_tree_bytes, folder) <= self.download_cache_bytes:
+                return
+            _, uv, _ = self.python_installer()
+            if uv:
+                try:
+                    await run_process([uv, "cache", "clean", "--no-config", "--cache-dir", str(folder)],
+                                      self.timeout, env=uv_env())
+                except CrawlError:
+                    pass  # a uv that did not let go in time: the next install tries again
+
     def prune_downloads(self) -> None:
         """Keep npm's and pip's download caches under ``download_cache_bytes``, oldest files out first."""
         files = []
         total = 0
-        for base in (self.downloads("npm"), self.downloads("pip")):
+        for base in (self._npm_cache("dated"), self._npm_cache(None), self.downloads("pip")):
             for folder, _, names in os.walk(base):
                 for n in names:
                     path = os.path.join(folder, n)
@@ -465,6 +562,17 @@ class PackageCache:
             total -= size
             if total <= self.download_cache_bytes * 0.8:
                 return
+
+
+def _tree_bytes(folder: Path) -> int:
+    total = 0
+    for base, _, names in os.walk(folder):
+        for n in names:
+            try:
+                total += os.lstat(os.path.join(base, n)).st_size
+            except OSError:
+                continue
+    return total
 
 
 def _tried(message: str, failed: list[str]) -> str:

@@ -6,6 +6,7 @@ pre-release-only packages, incremental sweeps."""
 import asyncio
 import json
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -36,22 +37,28 @@ def index():
     idx.stop()
 
 
-def sweep(tmp_path, index, entries: str, **kw):
+def sweep(tmp_path, index, entries: str, installer=None, **kw):
     servers = write(tmp_path / "servers.yaml", "servers:\n" + entries)
     targets, _ = load(servers)
-    cache = PackageCache(tmp_path / "cache", 300, pypi_url=index.url)
+    cache = PackageCache(tmp_path / "cache", 300, pypi_url=index.url, python_installer=installer)
     records = asyncio.run(crawl(targets, fast_limits(total_timeout_s=300), tmp_path / "out", cache=cache, **kw))
     return {r.id: r for r in records}, cache
 
 
+# uv where it is installed (the default), and pip (its fallback): the same behaviour
+INSTALLERS = pytest.mark.parametrize("installer", ["uv", "pip"])
+
+
 @pytest.mark.skipif(not NEWER, reason="needs a Python newer than the one running the tests")
-def test_requires_python_picks_a_newer_interpreter(tmp_path, index):
-    by, _ = sweep(tmp_path, index, f"""
+@INSTALLERS
+def test_requires_python_picks_a_newer_interpreter(tmp_path, index, installer):
+    by, _ = sweep(tmp_path, index, installer=installer, entries=f"""
   - {{id: auto, package: {{registry: pypi, name: mcpdelta-fx-newpy, versions: latest}}}}
   - {{id: forced-old, package: {{registry: pypi, name: mcpdelta-fx-newpy, versions: latest}}, python: "{OWN}"}}
 """)
     auto, old = by["auto"], by["forced-old"]
     assert auto.ok, auto.error
+    assert not any("pip instead" in w for w in auto.warnings)
     assert auto.python == NEWER[0] and auto.manifest["serverInfo"]["python"] == NEWER[0]
     assert auto.install_ms > 0 and auto.capture_ms > 0 and auto.duration_ms >= auto.install_ms + auto.capture_ms
     # asked for the older interpreter: pip's real cause, not its last line
@@ -59,15 +66,17 @@ def test_requires_python_picks_a_newer_interpreter(tmp_path, index):
     assert f"Requires-Python >={NEWER[0]}" in old.error and f"Python {OWN}" in old.error
 
 
-def test_a_dependency_dated_after_the_release_gets_a_second_try(tmp_path, index):
-    by, cache = sweep(tmp_path, index, """
+@INSTALLERS
+def test_a_dependency_dated_after_the_release_gets_a_second_try(tmp_path, index, installer):
+    by, cache = sweep(tmp_path, index, installer=installer, entries="""
   - {id: late, package: {registry: pypi, name: mcpdelta-fx-late, versions: latest}}
 """)
     rec = by["late"]
     assert rec.ok, rec.error
     assert rec.published_at == "2025-01-01T00:00:00Z"
     assert rec.install_retry and "cut-off of 2025-01-08T00:00:00Z" in rec.install_retry
-    assert "No matching distribution found for mcpdelta-fx-dep>=2" in rec.install_retry
+    assert {"pip": "No matching distribution found for mcpdelta-fx-dep>=2",
+            "uv": "`mcpdelta-fx-dep` was filtered by `exclude-newer`"}[installer] in rec.install_retry
     row = json.loads((tmp_path / "out" / "crawl-log.jsonl").read_text())
     assert row["install_retry"] == rec.install_retry
     # the install is cached under a key of its options; another cut-off is another install
@@ -75,6 +84,56 @@ def test_a_dependency_dated_after_the_release_gets_a_second_try(tmp_path, index)
     assert (folder / "install.json").exists()
     assert cache.install_dir("pypi", "mcpdelta-fx-late", "1.0.0", "2025-01-02T00:00:00Z", None) != folder
     assert cache.install_dir("pypi", "mcpdelta-fx-late", "1.0.0", "2025-01-01T00:00:00Z", None, "3.12") != folder
+
+
+def _freeze(venv) -> dict[str, str]:
+    """{normalized name: version} of a venv, as pip itself lists it."""
+    import re
+    import subprocess
+
+    out = subprocess.run([sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "freeze",
+                          "--disable-pip-version-check"], capture_output=True, text=True, check=True).stdout
+    return {re.sub(r"[-_.]+", "-", n).lower(): v for n, v in (ln.split("==") for ln in out.split())}
+
+
+def test_uv_resolves_what_pip_resolves_as_of_the_publish_date(tmp_path, index):
+    """The same release, the same cut-off (a minute after its publish time),
+    through uv and through pip: the same versions, each dependency's newest
+    release published before the cut-off (not the one published after)."""
+    index.add("mcpdelta-fx-pair", "1.0.0", "2025-01-01T00:00:00Z", server=True,
+              requires=["mcpdelta-fx-base>=1", "mcpdelta-fx-extra<3"])
+    index.add("mcpdelta-fx-base", "1.0.0", "2024-11-01T00:00:00Z")
+    index.add("mcpdelta-fx-base", "1.5.0", "2024-12-31T23:59:00Z")   # a minute before the release
+    index.add("mcpdelta-fx-base", "1.6.0", "2025-01-01T00:02:00Z")   # two minutes after it
+    index.add("mcpdelta-fx-extra", "2.0.0", "2024-10-01T00:00:00Z")
+    index.add("mcpdelta-fx-extra", "2.1.0", "2025-02-01T00:00:00Z")  # a month after it
+    frozen = {}
+    for installer in ("uv", "pip"):
+        cache = PackageCache(tmp_path / installer, 300, pypi_url=index.url, python_installer=installer)
+        info = asyncio.run(cache.install("pypi", "mcpdelta-fx-pair", "1.0.0", "2025-01-01T00:00:00Z", None))
+        assert info["installer"] == installer and "retry" not in info
+        frozen[installer] = _freeze(Path(info["argv"][0]).parent.parent)
+    assert frozen["uv"] == frozen["pip"] == {
+        "mcpdelta-fx-pair": "1.0.0", "mcpdelta-fx-base": "1.5.0", "mcpdelta-fx-extra": "2.0.0"}
+
+
+def test_without_uv_pip_installs_and_the_record_says_so(tmp_path, index, monkeypatch):
+    monkeypatch.setenv("MCPDELTA_UV", str(tmp_path / "no-such-uv"))
+    by, cache = sweep(tmp_path, index, """
+  - {id: late, package: {registry: pypi, name: mcpdelta-fx-late, versions: latest}}
+""")
+    rec = by["late"]
+    assert rec.ok, rec.error
+    assert "No matching distribution found" in rec.install_retry  # pip's words: pip installed it
+    warned = [w for w in rec.warnings if "installed with pip instead" in w]
+    assert len(warned) == 1 and "no-such-uv" in warned[0]
+    folder = cache.install_dir("pypi", "mcpdelta-fx-late", "1.0.0", "2025-01-01T00:00:00Z", None)
+    assert json.loads((folder / "install.json").read_text())["installer"] == "pip"
+    # the cached install is reused without a word: the warning belongs to the install that met it
+    again, _ = sweep(tmp_path, index, """
+  - {id: late, package: {registry: pypi, name: mcpdelta-fx-late, versions: latest}}
+""", recapture=True)
+    assert again["late"].ok and not any("pip instead" in w for w in again["late"].warnings)
 
 
 def test_release_installs_frees_the_disk(tmp_path, index):

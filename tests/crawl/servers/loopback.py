@@ -21,13 +21,17 @@ class LoopbackRegistry:
             def log_message(self, *args):
                 pass
 
-            def do_GET(self):
+            def do_GET(self, head=False):
                 code, body, ctype = registry.answer(self.path.split("?")[0])
                 self.send_response(code)
                 self.send_header("Content-Type", ctype)
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
-                self.wfile.write(body)
+                if not head:
+                    self.wfile.write(body)
+
+            def do_HEAD(self):  # uv asks first whether a wheel can be read in ranges
+                self.do_GET(head=True)
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         threading.Thread(target=self._server.serve_forever, daemon=True).start()

@@ -1,0 +1,197 @@
+"""Registry look-ups: which versions a package has published, and when.
+
+Plain HTTP, many at a time over one connection pool, each answer's
+validators (``ETag``, ``Last-Modified``) kept beside the version list it
+gave (``lookup.json`` next to ``versions.json``). The next look-up sends
+them back; a ``304 Not Modified`` reuses the list without a body, so a
+nightly pass over thousands of packages with nothing new moves a few
+hundred bytes per package.
+
+- npm: the packument (``GET <registry>/<name>``), its ``time`` field as
+  ``npm view NAME time`` prints it, from the registry npm is configured
+  with (``registry`` and ``@scope:registry`` of ``npm config list``, read
+  once). A registry that answers 401, 403 or 404 is asked again through
+  ``npm view`` itself: npm holds whatever credentials a private package
+  needs, and says why a name is missing.
+- PyPI: the JSON API (``GET <index>/pypi/<name>/json``), the earliest
+  upload of each version's files that are not yanked.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import urllib.parse
+from pathlib import Path
+
+import httpx
+
+from .errors import CrawlError
+from .toolchain import npm_reason, run_process
+
+# a registry that stalls is not waited for as long as an install
+LOOKUP_TIMEOUT_S = 60.0
+_TRANSIENT = {429, 500, 502, 503, 504}
+
+
+class Lookups:
+    """One look-up pass: a shared HTTP client and npm's registry settings.
+
+        async with Lookups(cache, concurrency=16) as lookups:
+            times = await lookups.fetch("npm", "@scope/pkg")
+    """
+
+    def __init__(self, cache, concurrency: int = 16):
+        self.cache = cache
+        self.concurrency = max(1, concurrency)
+        self._client: httpx.AsyncClient | None = None
+        self._npm_config: dict | None = None
+        self._npm_lock = asyncio.Lock()
+
+    async def __aenter__(self) -> "Lookups":
+        self._client = httpx.AsyncClient(
+            timeout=min(self.cache.timeout, LOOKUP_TIMEOUT_S), follow_redirects=True,
+            limits=httpx.Limits(max_connections=self.concurrency, max_keepalive_connections=self.concurrency))
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        await self._client.aclose()
+
+    async def fetch(self, registry: str, name: str) -> tuple[dict[str, str | None], dict | None]:
+        """({version: publish time}, the answer's validators to keep: {} none),
+        or (the list kept last time, None) when the registry says nothing changed."""
+        folder = self.cache.dir(registry, name)
+        if registry == "npm":
+            url = await self._npm_url(name)
+            what = f"npm registry {name}"
+        else:
+            url = f"{self.cache.pypi_url}/pypi/{name}/json"
+            what = f"PyPI {name}"
+        known = _validators(folder, url)
+        resp = await self._get(url, known)
+        if resp.status_code == 304 and known:
+            cached = _read_json(folder / "versions.json")
+            if isinstance(cached, dict):
+                return cached, None
+            resp = await self._get(url, {})  # the list went missing meanwhile: ask in full
+        if registry == "npm" and resp.status_code in (401, 403, 404):
+            # npm's own credentials for a private package, and its own words for a missing one
+            return await npm_view_times(name, self.cache.timeout), {}
+        if resp.status_code != 200:
+            raise CrawlError("version_lookup", f"{what}: HTTP {resp.status_code}")
+        parse = _npm_times if registry == "npm" else _pypi_times
+        times = await asyncio.to_thread(parse, resp.content, what)  # a packument can be megabytes
+        fresh = {"url": url, "etag": resp.headers.get("etag"), "last_modified": resp.headers.get("last-modified")}
+        return times, fresh
+
+    async def _get(self, url: str, known: dict) -> httpx.Response:
+        """GET with the validators ``known``; a busy registry (429, 5xx) or a
+        dropped connection is asked up to twice more."""
+        headers = {"Accept": "application/json"}
+        if known.get("etag"):
+            headers["If-None-Match"] = known["etag"]
+        if known.get("last_modified"):
+            headers["If-Modified-Since"] = known["last_modified"]
+        for attempt in range(3):
+            try:
+                resp = await self._client.get(url, headers=headers)
+            except httpx.HTTPError as exc:
+                if attempt == 2:
+                    raise CrawlError("version_lookup", f"{url}: {type(exc).__name__}") from None
+            else:
+                if resp.status_code not in _TRANSIENT or attempt == 2:
+                    return resp
+            await asyncio.sleep(1 + attempt)
+        raise AssertionError("unreachable")
+
+    async def _npm_url(self, name: str) -> str:
+        async with self._npm_lock:
+            if self._npm_config is None:
+                self._npm_config = await npm_registries(self.cache.timeout)
+        scope = name.split("/", 1)[0] if name.startswith("@") and "/" in name else None
+        base = (scope and self._npm_config.get(f"{scope}:registry")) or self._npm_config["registry"]
+        return base.rstrip("/") + "/" + urllib.parse.quote(name, safe="@").replace("/", "%2f")
+
+
+def save_validators(folder: Path, validators: dict) -> None:
+    """Keep an answer's validators beside the version list it gave (written after it)."""
+    path = folder / "lookup.json"
+    if not (validators.get("etag") or validators.get("last_modified")):
+        path.unlink(missing_ok=True)
+        return
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(validators, sort_keys=True))
+    os.replace(tmp, path)
+
+
+def _validators(folder: Path, url: str) -> dict:
+    """The validators of the last answer from ``url``, when its version list is still there."""
+    found = _read_json(folder / "lookup.json")
+    if not isinstance(found, dict) or found.get("url") != url or not (folder / "versions.json").is_file():
+        return {}
+    return {k: v for k, v in found.items() if k in ("etag", "last_modified") and isinstance(v, str) and v}
+
+
+def _read_json(path: Path):
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+
+
+async def npm_registries(timeout: float) -> dict:
+    """npm's ``registry`` and ``@scope:registry`` settings (its config files and environment)."""
+    npm = shutil.which("npm")
+    if not npm:
+        raise CrawlError("version_lookup", "npm is not installed")
+    code, out, err = await run_process([npm, "config", "list", "--json"], min(timeout, LOOKUP_TIMEOUT_S))
+    try:
+        config = json.loads(out) if code == 0 else None
+    except ValueError:
+        config = None
+    if not isinstance(config, dict) or not isinstance(config.get("registry"), str):
+        raise CrawlError("version_lookup", f"npm config list: {npm_reason(err) or 'no registry configured'}")
+    return {k: v for k, v in config.items() if isinstance(v, str) and (k == "registry" or k.endswith(":registry"))}
+
+
+async def npm_view_times(name: str, timeout: float) -> dict[str, str | None]:
+    npm = shutil.which("npm")
+    if not npm:
+        raise CrawlError("version_lookup", "npm is not installed")
+    code, out, err = await run_process([npm, "view", name, "time", "--json"], timeout)
+    if code != 0:
+        raise CrawlError("version_lookup", f"npm view {name}: {npm_reason(err) or 'failed'}")
+    times = _loads(out or "{}", f"npm view {name}")
+    if not isinstance(times, dict):
+        raise CrawlError("version_lookup", f"npm view {name}: no publish times in its answer")
+    return {v: t for v, t in times.items() if v not in ("created", "modified") and isinstance(t, str)}
+
+
+def _npm_times(body, what: str) -> dict[str, str | None]:
+    doc = _loads(body, what)
+    times = doc.get("time") if isinstance(doc, dict) else None
+    if not isinstance(times, dict):
+        raise CrawlError("version_lookup", f"{what}: no publish times in its answer")
+    return {v: t for v, t in times.items() if v not in ("created", "modified") and isinstance(t, str)}
+
+
+def _pypi_times(body, what: str) -> dict[str, str | None]:
+    doc = _loads(body, what)
+    releases = doc.get("releases") if isinstance(doc, dict) else None
+    if not isinstance(releases, dict):
+        raise CrawlError("version_lookup", f"{what}: no releases in its answer")
+    out: dict[str, str | None] = {}
+    for version, files in releases.items():
+        live = [f for f in files if isinstance(f, dict) and not f.get("yanked")] if isinstance(files, list) else []
+        if live:
+            out[version] = min(f.get("upload_time_iso_8601") or "" for f in live) or None
+    return out
+
+
+def _loads(body, what: str):
+    try:
+        return json.loads(body)
+    except ValueError:
+        raise CrawlError("version_lookup", f"{what}: the answer is not JSON") from None
