@@ -23,7 +23,10 @@ import asyncio
 import json
 import os
 import shutil
+import threading
+import time
 import urllib.parse
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
@@ -37,7 +40,9 @@ _TRANSIENT = {429, 500, 502, 503, 504}
 
 
 class Lookups:
-    """One look-up pass: a shared HTTP client and npm's registry settings.
+    """One look-up pass: a shared connection pool, its worker threads (a plain
+    client in threads costs a quarter of the CPU of an event-loop one per
+    request, which counts at thousands of packages), npm's registry settings.
 
         async with Lookups(cache, concurrency=16) as lookups:
             times = await lookups.fetch("npm", "@scope/pkg")
@@ -46,47 +51,58 @@ class Lookups:
     def __init__(self, cache, concurrency: int = 16):
         self.cache = cache
         self.concurrency = max(1, concurrency)
-        self._client: httpx.AsyncClient | None = None
+        self._client: httpx.Client | None = None
+        self._pool: ThreadPoolExecutor | None = None
         self._npm_config: dict | None = None
         self._npm_lock = asyncio.Lock()
 
     async def __aenter__(self) -> "Lookups":
-        self._client = httpx.AsyncClient(
+        self._client = httpx.Client(
             timeout=min(self.cache.timeout, LOOKUP_TIMEOUT_S), follow_redirects=True,
             limits=httpx.Limits(max_connections=self.concurrency, max_keepalive_connections=self.concurrency))
+        self._pool = ThreadPoolExecutor(self.concurrency, thread_name_prefix="mcpdelta-lookup")
         return self
 
     async def __aexit__(self, *exc) -> None:
-        await self._client.aclose()
+        # a pass that was stopped does not wait for the requests in flight:
+        # closing the client ends them
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        self._client.close()
 
-    async def fetch(self, registry: str, name: str) -> tuple[dict[str, str | None], dict | None]:
-        """({version: publish time}, the answer's validators to keep: {} none),
-        or (the list kept last time, None) when the registry says nothing changed."""
+    async def fetch(self, registry: str, name: str) -> dict[str, str | None]:
+        """{version: publish time}, kept in the package's cache folder with the
+        answer's validators (or, when the registry says nothing changed, the
+        list kept last time)."""
+        url = await self._npm_url(name) if registry == "npm" else f"{self.cache.pypi_url}/pypi/{name}/json"
+        loop = asyncio.get_running_loop()
+        status, times = await loop.run_in_executor(self._pool, self._fetch, registry, name, url)
+        if times is None:
+            # npm's own credentials for a private package, and its own words for a missing one
+            times = await npm_view_times(name, self.cache.timeout)
+            await loop.run_in_executor(self._pool, keep, self.cache.dir(registry, name), times, {})
+        return times
+
+    def _fetch(self, registry: str, name: str, url: str) -> tuple[int, dict | None]:
+        """(status, the list) in a worker thread; (status, None): ask npm."""
         folder = self.cache.dir(registry, name)
-        if registry == "npm":
-            url = await self._npm_url(name)
-            what = f"npm registry {name}"
-        else:
-            url = f"{self.cache.pypi_url}/pypi/{name}/json"
-            what = f"PyPI {name}"
         known = _validators(folder, url)
-        resp = await self._get(url, known)
+        resp = self._get(url, known)
         if resp.status_code == 304 and known:
             cached = _read_json(folder / "versions.json")
             if isinstance(cached, dict):
-                return cached, None
-            resp = await self._get(url, {})  # the list went missing meanwhile: ask in full
+                return 304, cached
+            resp = self._get(url, {})  # the list went missing meanwhile: ask in full
+        what = f"npm registry {name}" if registry == "npm" else f"PyPI {name}"
         if registry == "npm" and resp.status_code in (401, 403, 404):
-            # npm's own credentials for a private package, and its own words for a missing one
-            return await npm_view_times(name, self.cache.timeout), {}
+            return resp.status_code, None
         if resp.status_code != 200:
             raise CrawlError("version_lookup", f"{what}: HTTP {resp.status_code}")
-        parse = _npm_times if registry == "npm" else _pypi_times
-        times = await asyncio.to_thread(parse, resp.content, what)  # a packument can be megabytes
-        fresh = {"url": url, "etag": resp.headers.get("etag"), "last_modified": resp.headers.get("last-modified")}
-        return times, fresh
+        times = (_npm_times if registry == "npm" else _pypi_times)(resp.content, what)
+        keep(folder, times, {"url": url, "etag": resp.headers.get("etag"),
+                             "last_modified": resp.headers.get("last-modified")})
+        return 200, times
 
-    async def _get(self, url: str, known: dict) -> httpx.Response:
+    def _get(self, url: str, known: dict) -> httpx.Response:
         """GET with the validators ``known``; a busy registry (429, 5xx) or a
         dropped connection is asked up to twice more."""
         headers = {"Accept": "application/json"}
@@ -96,14 +112,14 @@ class Lookups:
             headers["If-Modified-Since"] = known["last_modified"]
         for attempt in range(3):
             try:
-                resp = await self._client.get(url, headers=headers)
+                resp = self._client.get(url, headers=headers)
             except httpx.HTTPError as exc:
                 if attempt == 2:
                     raise CrawlError("version_lookup", f"{url}: {type(exc).__name__}") from None
             else:
                 if resp.status_code not in _TRANSIENT or attempt == 2:
                     return resp
-            await asyncio.sleep(1 + attempt)
+            time.sleep(1 + attempt)
         raise AssertionError("unreachable")
 
     async def _npm_url(self, name: str) -> str:
@@ -115,14 +131,20 @@ class Lookups:
         return base.rstrip("/") + "/" + urllib.parse.quote(name, safe="@").replace("/", "%2f")
 
 
-def save_validators(folder: Path, validators: dict) -> None:
-    """Keep an answer's validators beside the version list it gave (written after it)."""
+def keep(folder: Path, times: dict, validators: dict) -> None:
+    """The version list, then the validators of the answer that gave it ({}: none)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    _write(folder / "versions.json", json.dumps(times, indent=1, sort_keys=True))
     path = folder / "lookup.json"
-    if not (validators.get("etag") or validators.get("last_modified")):
+    if validators.get("etag") or validators.get("last_modified"):
+        _write(path, json.dumps(validators, sort_keys=True))
+    else:
         path.unlink(missing_ok=True)
-        return
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(validators, sort_keys=True))
+
+
+def _write(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    tmp.write_text(text)
     os.replace(tmp, path)
 
 

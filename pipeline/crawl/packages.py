@@ -50,7 +50,7 @@ import time
 from pathlib import Path
 
 from .errors import CrawlError, short
-from .lookups import Lookups, save_validators
+from .lookups import Lookups
 from .servers import safe_name
 from .toolchain import (dated_late, find_uv, index_only_env, interpreters, node_package, node_version, npm_reason,
                         pip_reason, py_matches, requires_python, run_process, uv_env, uv_reason)
@@ -176,21 +176,14 @@ class PackageCache:
     async def published(self, registry: str, name: str, lookups=None) -> dict[str, str | None]:
         """{version: publish time (ISO, UTC) or None}; the cache when offline or unreachable.
         ``lookups``: the pass's shared client (one is opened otherwise)."""
-        folder = self.dir(registry, name)
-        cache_file = folder / "versions.json"
+        cache_file = self.dir(registry, name) / "versions.json"
         problem = "offline"
         if not self.offline:
             try:
                 if lookups is None:
                     async with Lookups(self, 1) as lookups:
-                        found, validators = await lookups.fetch(registry, name)
-                else:
-                    found, validators = await lookups.fetch(registry, name)
-                if validators is not None:  # a fresh answer (None: the registry said nothing changed)
-                    folder.mkdir(parents=True, exist_ok=True)
-                    _write_json(cache_file, found)
-                    save_validators(folder, validators)
-                return found
+                        return await lookups.fetch(registry, name)
+                return await lookups.fetch(registry, name)
             except CrawlError as exc:
                 problem = exc.message
         if cache_file.exists():

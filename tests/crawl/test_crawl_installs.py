@@ -331,3 +331,42 @@ def test_an_install_of_the_unkeyed_layout_is_reused_only_with_default_options(tm
     for published, bin_name in (("2025-02-01T00:00:00Z", None), ("2025-01-01T00:00:00Z", "other")):
         with pytest.raises(Exception, match="not in the cache"):
             asyncio.run(cache.install("npm", "fake-mcp", "1.0.0", published, bin_name))
+
+
+# -- look-ups -----------------------------------------------------------------------
+def test_a_second_lookup_pass_with_nothing_new_moves_no_lists(tmp_path, npm_registry, index):
+    """Look-ups send back the validators of the last answer: a registry with
+    nothing new answers 304 and the kept list is used; a package that gained
+    a release answers in full; a name npm cannot find is said in npm's words."""
+    cache = PackageCache(tmp_path / "cache", 60, pypi_url=index.url)
+    packages = [("npm", "mcpdelta-fx-npm"), ("pypi", "mcpdelta-fx-dep"), ("npm", "mcpdelta-fx-no-such")]
+
+    def lookup_pass():
+        npm_seen, pypi_seen = len(npm_registry.requests), len(index.requests)
+        found = asyncio.run(cache.published_many(packages, concurrency=3))
+        asked = npm_registry.requests[npm_seen:] + index.requests[pypi_seen:]
+        return found, {path: status for path, status in asked}
+
+    (npm, pypi, missing), asked = lookup_pass()
+    assert npm == {"1.0.0": "2025-01-01T00:00:00.000Z"}
+    assert pypi == {"1.0.0": "2024-12-01T00:00:00Z", "2.0.0": "2025-01-03T00:00:00Z"}
+    assert "E404" in missing.message
+    assert asked == {"/mcpdelta-fx-npm": 200, "/pypi/mcpdelta-fx-dep/json": 200, "/mcpdelta-fx-no-such": 404}
+
+    again, asked = lookup_pass()
+    assert again[:2] == [npm, pypi] and "E404" in again[2].message
+    assert asked == {"/mcpdelta-fx-npm": 304, "/pypi/mcpdelta-fx-dep/json": 304, "/mcpdelta-fx-no-such": 404}
+
+    npm_registry.add("mcpdelta-fx-npm", "1.1.0", "2025-02-01T00:00:00.000Z", server=True)
+    (npm, _, _), asked = lookup_pass()
+    assert asked["/mcpdelta-fx-npm"] == 200 and npm["1.1.0"] == "2025-02-01T00:00:00.000Z"
+    assert json.loads((cache.dir("npm", "mcpdelta-fx-npm") / "versions.json").read_text()) == npm
+
+
+def test_a_scope_is_looked_up_where_npm_is_told_to_look(tmp_path, npm_registry, monkeypatch):
+    npm_registry.add("@mcpdelta-fx/scoped", "1.0.0", "2025-01-01T00:00:00.000Z", server=True)
+    (tmp_path / "npmrc").write_text(f"@mcpdelta-fx:registry={npm_registry.url}\n")
+    monkeypatch.setenv("npm_config_registry", "http://127.0.0.1:9/")  # nothing listens there
+    cache = PackageCache(tmp_path / "cache", 60)
+    assert asyncio.run(cache.published("npm", "@mcpdelta-fx/scoped")) == {"1.0.0": "2025-01-01T00:00:00.000Z"}
+    assert [status for path, status in npm_registry.requests if path.lower() == "/@mcpdelta-fx%2fscoped"] == [200]

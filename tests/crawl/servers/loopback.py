@@ -1,9 +1,17 @@
 """A package-registry stand-in on 127.0.0.1: the HTTP plumbing the local
 PyPI index and the local npm registry share. A subclass answers
-``answer(path) -> (status, body, content type)`` for each GET."""
+``answer(path) -> (status, body, content type)`` for each GET.
 
+Every 200 carries an ``ETag`` (a digest of the body) and a fixed
+``Last-Modified``; a request whose ``If-None-Match`` names the current ETag
+gets 304 Not Modified, as the public registries answer. ``requests`` logs
+(path, status) of each GET."""
+
+import hashlib
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+LAST_MODIFIED = "Wed, 01 Jan 2025 00:00:00 GMT"
 
 
 class LoopbackRegistry:
@@ -16,16 +24,26 @@ class LoopbackRegistry:
 
     def start(self):
         registry = self
+        self.requests: list[tuple[str, int]] = []
 
         class Handler(BaseHTTPRequestHandler):
             def log_message(self, *args):
                 pass
 
             def do_GET(self, head=False):
-                code, body, ctype = registry.answer(self.path.split("?")[0])
+                path = self.path.split("?")[0]
+                code, body, ctype = registry.answer(path)
+                etag = f'"{hashlib.sha256(body).hexdigest()[:16]}"'
+                if code == 200 and self.headers.get("If-None-Match") == etag:
+                    code, body = 304, b""
+                if not head:
+                    registry.requests.append((path, code))
                 self.send_response(code)
                 self.send_header("Content-Type", ctype)
                 self.send_header("Content-Length", str(len(body)))
+                if code in (200, 304):
+                    self.send_header("ETag", etag)
+                    self.send_header("Last-Modified", LAST_MODIFIED)
                 self.end_headers()
                 if not head:
                     self.wfile.write(body)
