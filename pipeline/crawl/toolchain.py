@@ -223,6 +223,29 @@ async def node_version(node: str, timeout: float = 30) -> str | None:
     return out if code == 0 and re.fullmatch(r"v[0-9]+\.[0-9]+\.[0-9]+\S*", out) else None
 
 
+def empty_folder(folder: Path) -> None:
+    """Clear a work folder for a second try."""
+    for child in folder.iterdir():
+        if child.is_dir() and not child.is_symlink():
+            shutil.rmtree(child, ignore_errors=True)
+        else:
+            child.unlink(missing_ok=True)
+
+
+def choose_executable(bins: dict, wanted: str | None, package: str) -> str:
+    if wanted:
+        if wanted not in bins:
+            raise CrawlError("install_failed", f"no executable {wanted!r} (has: {', '.join(sorted(bins))})")
+        return wanted
+    if len(bins) == 1:
+        return next(iter(bins))
+    plain = package.split("/")[-1]
+    for candidate in (plain, plain.replace("_", "-")):
+        if candidate in bins:
+            return candidate
+    return sorted(bins)[0]
+
+
 def _last_line(text: str) -> str:
     lines = [ln for ln in text.strip().splitlines() if ln.strip()]
     return short(lines[-1], 160) if lines else ""
