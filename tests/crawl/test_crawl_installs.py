@@ -370,3 +370,34 @@ def test_a_scope_is_looked_up_where_npm_is_told_to_look(tmp_path, npm_registry, 
     cache = PackageCache(tmp_path / "cache", 60)
     assert asyncio.run(cache.published("npm", "@mcpdelta-fx/scoped")) == {"1.0.0": "2025-01-01T00:00:00.000Z"}
     assert [status for path, status in npm_registry.requests if path.lower() == "/@mcpdelta-fx%2fscoped"] == [200]
+
+
+def test_installs_run_ahead_of_captures(tmp_path, npm_registry):
+    """One capture at a time, two installs: the second release is installed
+    while the first is being captured, not after (servers that take three
+    seconds to start make the captures the long part)."""
+    from .servers.local_npm import SERVER_JS
+
+    slow = "#!/usr/bin/env node\nsetTimeout(() => require('./server.js'), 3000);\n"
+    for name in ("mcpdelta-fx-slow-a", "mcpdelta-fx-slow-b"):
+        npm_registry.add(name, "1.0.0", "2025-01-01T00:00:00.000Z", files={"server.js": SERVER_JS, "slow.js": slow},
+                         bins={name: "slow.js"})
+    servers = write(tmp_path / "servers.yaml", """servers:
+  - {id: a, package: {registry: npm, name: mcpdelta-fx-slow-a, versions: latest}}
+  - {id: b, package: {registry: npm, name: mcpdelta-fx-slow-b, versions: latest}}
+""")
+    targets, _ = load(servers)
+    cache = PackageCache(tmp_path / "cache", 300)
+    records = asyncio.run(crawl(targets, fast_limits(concurrency=1, install_concurrency=2), tmp_path / "out",
+                                cache=cache))
+    assert all(r.ok for r in records), [r.error for r in records]
+    import datetime as dt
+
+    def ended(rec) -> float:
+        start = dt.datetime.fromisoformat(rec.captured_at.replace("Z", "+00:00")).timestamp()
+        return start + rec.duration_ms / 1000
+
+    installed = [(cache.install_dir("npm", f"mcpdelta-fx-slow-{r.id}", "1.0.0", r.published_at, None)
+                  / "install.json").stat().st_mtime for r in records]
+    assert max(installed) < min(ended(r) for r in records)
+    assert max(r.capture_ms for r in records) >= 3000
