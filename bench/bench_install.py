@@ -9,27 +9,37 @@ and one release of each that the ecosystem study captured
 (``data/ecosystem/captures/<id>/<version>.json.gz``), drawn with a fixed
 seed. Two regular installs of mcpdelta are made under WORK: ``today`` (the
 ``--baseline`` commit: pip, npm revalidating every document, installs and
-captures on one limit) and ``new`` (this checkout). Each starts the sample
-with an empty package cache (installs and download caches) of its own; the
-caches fill as the sample goes, as a first survey of a population would.
+captures on one limit) and ``new`` (this checkout).
 
 The sample is crawled in blocks of ``--block`` releases (npm and PyPI
-mixed), each block by both (``mcpdelta crawl`` with the servers file's
-limits), in the order today-new, then new-today, and so on, so load from
-elsewhere on the machine falls on both alike. After each block:
+mixed) with ``mcpdelta crawl``, two ways, each by both:
+
+- ``one at a time``: one install or capture at a time (``--concurrency 1``,
+  and ``install_concurrency: 1`` for the new one): what an install costs,
+  release by release;
+- ``as configured``: with the servers file's limits (``concurrency: 2``;
+  the new one also runs its installs on their own limit, 4 by default,
+  ahead of captures): the sample's wall time, as a user would run it.
+
+Each way and each side starts the sample with an empty package cache
+(installs and download caches) of its own; the caches fill as the sample
+goes, as a first survey of a population would. Within a block the four
+crawls run today, new, new, today, then new, today, today, new in the
+next, and so on, so load from elsewhere on the machine falls on both
+alike. After each block:
 
 - each capture's tools (names, input and output schemas) against the
   committed capture;
-- each PyPI release's resolved versions, ``pip freeze`` of today's folder
-  against ``uv pip freeze`` of the new one; each npm release's
-  (package, version) set of both folders;
-- both installs removed (the download caches stay).
+- (one at a time) each PyPI release's resolved versions, ``pip freeze`` of
+  today's folder against ``uv pip freeze`` of the new one, and each npm
+  release's (package, version) set of both folders;
+- the installs removed (the download caches stay).
 
 One line per block goes to WORK/results.jsonl; a run that stops goes on from
 the next block (a block cut short is crawled again from its start). The
 summary (printed, and WORK/summary.json): median install time overall and
-per registry, the sample's wall time (the sum of its blocks), and every
-difference found.
+per registry (one at a time), the sample's wall time (the sum of its blocks,
+as configured), and every difference found.
 """
 
 import argparse
@@ -90,7 +100,7 @@ def sample(seed: int, per_registry: int) -> list[dict]:
     return chosen
 
 
-def block_file(releases: list[dict], path: pathlib.Path) -> pathlib.Path:
+def block_file(releases: list[dict], path: pathlib.Path, limits: dict) -> pathlib.Path:
     """A servers file of these releases (their entries of ecosystem.yaml, one version each)."""
     doc = yaml.safe_load(SERVERS.read_text())
     entries = {s["id"]: s for s in doc["servers"]}
@@ -100,7 +110,7 @@ def block_file(releases: list[dict], path: pathlib.Path) -> pathlib.Path:
         entry["cwd"] = str((SERVERS.parent / str(entry.get("cwd", "."))).resolve())
         entry["package"] = dict(entry["package"], versions=[r["version"]])
         servers.append(entry)
-    path.write_text(yaml.safe_dump({"servers": servers, "limits": doc["limits"]}, sort_keys=False))
+    path.write_text(yaml.safe_dump({"servers": servers, "limits": {**doc["limits"], **limits}}, sort_keys=False))
     return path
 
 
@@ -127,11 +137,12 @@ def build(work: pathlib.Path, baseline: str) -> dict[str, pathlib.Path]:
     return out
 
 
-def crawl(exe: pathlib.Path, servers: pathlib.Path, out: pathlib.Path, cache: pathlib.Path) -> float:
+def crawl(exe: pathlib.Path, servers: pathlib.Path, out: pathlib.Path, cache: pathlib.Path, one: bool) -> float:
     shutil.rmtree(out, ignore_errors=True)
+    argv = [str(exe), "crawl", "--servers", str(servers), "--out", str(out), "--cache", str(cache)]
     started = time.perf_counter()
-    done = subprocess.run([str(exe), "crawl", "--servers", str(servers), "--out", str(out), "--cache", str(cache)],
-                          env={**os.environ, **ENV}, capture_output=True, text=True)
+    done = subprocess.run(argv + (["--concurrency", "1"] if one else []), env={**os.environ, **ENV},
+                          capture_output=True, text=True)
     wall = time.perf_counter() - started
     if done.returncode not in (0, 1):
         raise SystemExit(f"{exe} crawl failed ({done.returncode}): {done.stderr.strip()[-2000:]}")
@@ -200,42 +211,53 @@ def log_rows(out: pathlib.Path) -> dict:
     return rows
 
 
+WAYS = ("one at a time", "as configured")
+
+
 def run_block(k: int, releases: list[dict], exes: dict, work: pathlib.Path, tool_python: pathlib.Path) -> dict:
-    servers = block_file(releases, work / "blocks" / f"{k:02d}.yaml")
-    order = SIDES if k % 2 == 0 else SIDES[::-1]
-    walls, rows = {}, {}
-    for side in order:
-        cache = work / side / "cache"
+    order = SIDES + SIDES[::-1] if k % 2 == 0 else SIDES[::-1] + SIDES
+    walls: dict = {w: {} for w in WAYS}
+    rows: dict = {w: {} for w in WAYS}
+    for way, side in zip(WAYS[:1] * 2 + WAYS[1:] * 2, order):
+        one = way == WAYS[0]
+        tag = "one" if one else "configured"
+        servers = block_file(releases, work / "blocks" / f"{k:02d}-{tag}-{side}.yaml",
+                             {"install_concurrency": 1} if one and side == "new" else {})
+        cache = work / side / f"cache-{tag}"
         for r in releases:  # a block cut short: its installs made again, from the start
             for folder in installs(cache, r):
                 shutil.rmtree(folder, ignore_errors=True)
-        out = work / side / "out" / f"{k:02d}"
-        walls[side] = round(crawl(exes[side], servers, out, cache), 1)
-        rows[side] = log_rows(out)
+        out = work / side / f"out-{tag}" / f"{k:02d}"
+        walls[way][side] = round(crawl(exes[side], servers, out, cache, one), 1)
+        rows[way][side] = log_rows(out)
     result = []
     for r in releases:
         one = dict(r)
-        for side in SIDES:
-            row = rows[side].get((r["id"], r["version"]), {})
-            one[side] = {k2: row.get(k2) for k2 in ("ok", "error_kind", "error", "install_ms", "capture_ms",
-                                                    "install_retry", "python")}
-            one[side]["tools"] = compare_tools(work / side / "out" / f"{k:02d}", r)
-        folders = {side: installs(work / side / "cache", r) for side in SIDES}
+        for way in WAYS:
+            tag = "one" if way == WAYS[0] else "configured"
+            one[way] = {}
+            for side in SIDES:
+                row = rows[way][side].get((r["id"], r["version"]), {})
+                got = {k2: row.get(k2) for k2 in ("ok", "error_kind", "error", "install_ms", "capture_ms",
+                                                   "install_retry", "python")}
+                got["tools"] = compare_tools(work / side / f"out-{tag}" / f"{k:02d}", r)
+                one[way][side] = got
+        folders = {side: installs(work / side / "cache-one", r) for side in SIDES}
         if all(folders.values()):
             if r["registry"] == "pypi":
                 a = frozen(folders["today"][0] / "bin" / "python", False, tool_python)
                 b = frozen(folders["new"][0] / "bin" / "python", True, tool_python)
             else:
-                a, b = (set(map("@".join, npm_tree(folders[side][0]))) for side in SIDES)
-                a, b = dict.fromkeys(a, ""), dict.fromkeys(b, "")
+                a, b = (dict.fromkeys(map("@".join, npm_tree(folders[side][0])), "") for side in SIDES)
             one["resolved"] = {"same": a == b, "count": len(a),
                                "only_today": sorted(f"{n}=={v}" if v else n for n, v in a.items() if b.get(n) != v),
                                "only_new": sorted(f"{n}=={v}" if v else n for n, v in b.items() if a.get(n) != v)}
         for side in SIDES:
-            for folder in folders[side]:
-                shutil.rmtree(folder, ignore_errors=True)
+            for tag in ("one", "configured"):
+                for folder in installs(work / side / f"cache-{tag}", r):
+                    shutil.rmtree(folder, ignore_errors=True)
         result.append(one)
-    return {"block": k, "order": list(order), "wall_s": walls, "load": os.getloadavg()[0], "releases": result}
+    return {"block": k, "order": list(order), "wall_s": walls, "load": os.getloadavg(), "releases": result}
 
 
 def median(values):
@@ -245,27 +267,30 @@ def median(values):
 def summarize(blocks: list[dict]) -> dict:
     releases = [r for b in blocks for r in b["releases"]]
     out = {"blocks": len(blocks), "releases": len(releases),
-           "wall_s": {s: round(sum(b["wall_s"][s] for b in blocks), 1) for s in SIDES},
-           "load_at_block_ends": [round(b["load"], 2) for b in blocks]}
-    for label, pick in (("all", lambda r: True), ("npm", lambda r: r["registry"] == "npm"),
-                        ("pypi", lambda r: r["registry"] == "pypi")):
-        both = [r for r in releases if pick(r) and r["today"]["ok"] and r["new"]["ok"]]
-        med = {s: median([r[s]["install_ms"] for r in both]) for s in SIDES}
-        cap = {s: median([r[s]["capture_ms"] for r in both]) for s in SIDES}
-        out[f"install_median_s_{label}"] = med
-        out[f"capture_median_s_{label}"] = cap
-        out[f"install_ratio_{label}"] = round(med["new"] / med["today"], 3) if med["today"] else None
-    out["wall_ratio"] = round(out["wall_s"]["new"] / out["wall_s"]["today"], 3) if out["wall_s"]["today"] else None
-    out["failed"] = {s: [f"{r['id']} {r['version']}: {r[s]['error_kind']}: {r[s]['error']}"
-                         for r in releases if not r[s]["ok"]] for s in SIDES}
-    out["tools_differ"] = {s: [f"{r['id']} {r['version']}: {r[s]['tools']}" for r in releases
-                               if r[s]["ok"] and r[s]["tools"]] for s in SIDES}
+           "load_1min_at_block_ends": [round(b["load"][0], 1) for b in blocks]}
+    for way in WAYS:
+        walls = {s: round(sum(b["wall_s"][way][s] for b in blocks), 1) for s in SIDES}
+        out[way] = {"wall_s": walls, "wall_ratio": round(walls["new"] / walls["today"], 3) if walls["today"] else None}
+        for label, pick in (("all", lambda r: True), ("npm", lambda r: r["registry"] == "npm"),
+                            ("pypi", lambda r: r["registry"] == "pypi")):
+            both = [r[way] for r in releases if pick(r) and r[way]["today"]["ok"] and r[way]["new"]["ok"]]
+            med = {s: median([r[s]["install_ms"] for r in both]) for s in SIDES}
+            out[way][label] = {"releases": len(both), "install_median_s": med,
+                               "install_ratio": round(med["new"] / med["today"], 3) if med["today"] else None,
+                               "capture_median_s": {s: median([r[s]["capture_ms"] for r in both]) for s in SIDES},
+                               "install_total_s": {s: round(sum(r[s]["install_ms"] for r in both) / 1000, 1)
+                                                   for s in SIDES}}
+        out[way]["failed"] = {s: [f"{r['id']} {r['version']}: {r[way][s]['error_kind']}: {r[way][s]['error']}"
+                                  for r in releases if not r[way][s]["ok"]] for s in SIDES}
+        out[way]["tools_differ"] = {s: [f"{r['id']} {r['version']}: {r[way][s]['tools']}" for r in releases
+                                        if r[way][s]["ok"] and r[way][s]["tools"]] for s in SIDES}
+        out[way]["retries"] = {s: [f"{r['id']} {r['version']}" for r in releases if r[way][s]["install_retry"]]
+                               for s in SIDES}
     out["resolved_differ"] = [f"{r['id']} {r['version']} ({r['registry']}): today {r['resolved']['only_today']}, "
                               f"new {r['resolved']['only_new']}" for r in releases
                               if r.get("resolved") and not r["resolved"]["same"]]
     out["resolved_compared"] = {reg: sum(1 for r in releases if r.get("resolved") and r["registry"] == reg)
                                 for reg in ("npm", "pypi")}
-    out["retries"] = {s: [f"{r['id']} {r['version']}" for r in releases if r[s]["install_retry"]] for s in SIDES}
     return out
 
 
@@ -298,8 +323,9 @@ def main(argv=None):
         with open(results, "a") as fh:
             fh.write(json.dumps(res) + "\n")
         done.append(res)
-        print(f"block {k + 1}/{len(blocks)} ({'-'.join(res['order'])}): today {res['wall_s']['today']} s, "
-              f"new {res['wall_s']['new']} s, load {res['load']:.1f}", flush=True)
+        print(f"block {k + 1}/{len(blocks)} ({'-'.join(res['order'])}): " + "; ".join(
+            f"{way}: today {res['wall_s'][way]['today']} s, new {res['wall_s'][way]['new']} s" for way in WAYS)
+            + f"; load {res['load'][0]:.1f}", flush=True)
     summary = summarize(done)
     (work / "summary.json").write_text(json.dumps(summary, indent=1))
     print(json.dumps(summary, indent=1))

@@ -66,6 +66,7 @@ from .pypi import install_pypi
 from .toolchain import (choose_executable, dated_late, empty_folder, find_uv, node_package, node_version, npm_reason,
                         run_process, uv_env)
 
+PRUNE_EVERY_S = 60.0  # the download caches are measured (and pruned) at most this often
 _CLAUSE = re.compile(r"^(>=|<=|==|!=|>|<|=)?\s*v?([0-9][0-9A-Za-z.+-]*)$")
 
 
@@ -161,7 +162,8 @@ class PackageCache:
             raise ValueError(f"python_installer: 'uv' or 'pip', not {python_installer!r}")
         self._python_installer_asked = python_installer
         self._python_installer: tuple | None = None
-        self._uv_prune = asyncio.Lock()
+        self._pruned_at = -PRUNE_EVERY_S  # the download caches were last measured (monotonic)
+        self._pruning_uv = False
 
     def dir(self, registry: str, name: str) -> Path:
         return self.root / registry / safe_name(name)
@@ -291,8 +293,10 @@ class PackageCache:
             except OSError:  # another crawl finished it first
                 if not marker.exists():
                     raise
-            self.prune_downloads()
-            await self.prune_uv_cache()
+            if time.monotonic() - self._pruned_at >= PRUNE_EVERY_S:  # measuring them costs a walk of each
+                self._pruned_at = time.monotonic()
+                self.prune_downloads()
+                await self.prune_uv_cache()
             return await self._with_runtime(_absolute(json.loads(marker.read_text()), final) | {
                 "install_ms": int((time.monotonic() - started) * 1000)} | ({"warning": warning} if warning else {}))
         finally:
@@ -448,18 +452,20 @@ class PackageCache:
         cleared with ``uv cache clean``, which waits until no uv process is
         reading it; the installs made from it keep their hard links."""
         folder = self.downloads("uv")
-        if self._uv_prune.locked() or not folder.is_dir():
+        if self._pruning_uv or not folder.is_dir():
             return
-        async with self._uv_prune:
+        self._pruning_uv = True
+        try:
             if await asyncio.to_thread(_tree_bytes, folder) <= self.download_cache_bytes:
                 return
             _, uv, _ = self.python_installer()
             if uv:
-                try:
-                    await run_process([uv, "cache", "clean", "--no-config", "--cache-dir", str(folder)],
-                                      self.timeout, env=uv_env())
-                except CrawlError:
-                    pass  # a uv that did not let go in time: the next install tries again
+                await run_process([uv, "cache", "clean", "--no-config", "--cache-dir", str(folder)],
+                                  self.timeout, env=uv_env())
+        except CrawlError:
+            pass  # a uv that did not let go in time: a later install tries again
+        finally:
+            self._pruning_uv = False
 
     def prune_downloads(self) -> None:
         """Keep npm's and pip's download caches under ``download_cache_bytes``, oldest files out first."""

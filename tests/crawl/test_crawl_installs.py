@@ -155,6 +155,20 @@ def test_download_cache_is_pruned_under_its_bound(tmp_path):
     assert 0 < left <= 8_000
 
 
+def test_uv_cache_over_its_bound_is_cleared_and_installs_keep_their_files(tmp_path, index):
+    import subprocess
+
+    cache = PackageCache(tmp_path / "cache", 300, pypi_url=index.url, download_cache_bytes=1000)
+    info = asyncio.run(cache.install("pypi", "mcpdelta-fx-late", "1.0.0", "2025-01-01T00:00:00Z", None))
+    assert info["installer"] == "uv"
+    uv_cache = cache.downloads("uv")
+    assert sum(p.stat().st_size for p in uv_cache.rglob("*") if p.is_file()) <= 1000
+    # the venv's files were hard links into the cache: they outlive it
+    done = subprocess.run([info["argv"][0], "-c", "import mcpdelta_fx_late, mcpdelta_fx_dep; "
+                           "print(mcpdelta_fx_dep.VERSION)"], capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout.strip() == "2.0.0", done.stderr
+
+
 def _offline(tmp_path, cache_dir, entries, **kw):
     servers = write(tmp_path / "servers.yaml", "servers:\n" + entries)
     targets, _ = load(servers)
