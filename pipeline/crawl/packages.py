@@ -67,6 +67,7 @@ from .toolchain import (choose_executable, dated_late, empty_folder, find_uv, no
                         run_process, uv_env)
 
 PRUNE_EVERY_S = 60.0  # the download caches are measured (and pruned) at most this often
+NPM_DOCUMENTS_FRESH_S = 24 * 3600  # npm documents read without asking the registry: at most this old
 _CLAUSE = re.compile(r"^(>=|<=|==|!=|>|<|=)?\s*v?([0-9][0-9A-Za-z.+-]*)$")
 
 
@@ -341,7 +342,7 @@ class PackageCache:
                 "--loglevel=error", f"{name}@{version}"]
         if before:
             argv.append(f"--before={before}")
-            if before <= self._npm_documents_since():  # every document cached lists what it needs
+            if self._npm_documents_cover(before):
                 argv.append("--prefer-offline")
         # npm_config_yes: a lifecycle script's own npx call (``npx only-allow``) may fetch what it runs
         env = dict(os.environ, npm_config_cache=str(self._npm_cache(before)), npm_config_yes="true",
@@ -369,12 +370,22 @@ class PackageCache:
         answering a dated install offline would date nothing."""
         return self.downloads("npm") if before else self.downloads("npm-undated")
 
+    def _npm_documents_cover(self, before: str) -> bool:
+        """Does every package document in the dated npm cache list what an
+        install with this cut-off may take? Yes when none was fetched before
+        the cut-off (it lists every version published by then) and none is
+        older than a day (its deprecations and dist-tags are the registry's
+        of today, as a fetch would give them): the install then resolves the
+        same from the cache (``--prefer-offline``) as from the registry."""
+        since = self._npm_documents_since()
+        fresh = (dt.datetime.now(dt.timezone.utc) - dt.timedelta(seconds=NPM_DOCUMENTS_FRESH_S)).strftime(
+            "%Y-%m-%dT%H:%M:%SZ")
+        return before <= since and since >= fresh  # one format (``_after``'s): compared as text
+
     def _npm_documents_since(self) -> str:
         """A time no package document in the dated npm cache was fetched
-        before, so it lists every version published by then: a cut-off no
-        later than this resolves the same from the cache (``--prefer-offline``)
-        as from the registry. Kept in a marker from the cache's first use; a
-        cache older than the marker is dated by its oldest index file."""
+        before: kept in a marker from the cache's first use; a cache made
+        before there were markers is dated by its oldest index file."""
         folder = self._npm_cache("dated")
         marker = folder / ".mcpdelta-documents-since"
         try:

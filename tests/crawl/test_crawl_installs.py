@@ -296,6 +296,31 @@ def test_npm_installs_as_users_get_them_or_say_what_the_registry_lacks(tmp_path,
     assert by["npx"].ok, by["npx"].error
 
 
+def test_a_dated_npm_install_reads_documents_fetched_after_its_cut_off_from_the_cache(tmp_path, npm_registry):
+    """npm's package documents fetched since the cache was started list every
+    version published before then: an install dated earlier takes them from
+    the cache, one dated later asks the registry again."""
+    import datetime as dt
+
+    reg = npm_registry
+    reg.add("mcpdelta-fx-dated-a", "1.0.0", "2025-01-01T00:00:00.000Z", dependencies={"mcpdelta-fx-npmdep": "^1.0.0"},
+            server=True)
+    reg.add("mcpdelta-fx-dated-b", "1.0.0", "2025-01-02T00:00:00.000Z", dependencies={"mcpdelta-fx-npmdep": "^1.0.0"},
+            server=True)
+    now = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+    reg.add("mcpdelta-fx-dated-c", "1.0.0", now, dependencies={"mcpdelta-fx-npmdep": "^1.0.0"}, server=True)
+    cache = PackageCache(tmp_path / "cache", 300)
+
+    def asked_for_dependency(name: str, published: str) -> bool:
+        seen = len(reg.requests)
+        asyncio.run(cache.install("npm", name, "1.0.0", published, None))
+        return "/mcpdelta-fx-npmdep" in {path for path, _ in reg.requests[seen:]}
+
+    assert asked_for_dependency("mcpdelta-fx-dated-a", "2025-01-01T00:00:00.000Z")  # an empty cache
+    assert not asked_for_dependency("mcpdelta-fx-dated-b", "2025-01-02T00:00:00.000Z")
+    assert asked_for_dependency("mcpdelta-fx-dated-c", now)  # published after the cache began
+
+
 def test_a_server_asking_for_another_node_gets_it_from_the_registry_at_install_and_start(tmp_path, npm_registry):
     """``node: "N"`` for an N the machine lacks: Node.js N comes from the npm
     registry once (the stand-in's is the machine's node, marked), install

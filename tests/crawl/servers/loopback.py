@@ -4,8 +4,10 @@ PyPI index and the local npm registry share. A subclass answers
 
 Every 200 carries an ``ETag`` (a digest of the body) and a fixed
 ``Last-Modified``; a request whose ``If-None-Match`` names the current ETag
-gets 304 Not Modified, as the public registries answer. ``requests`` logs
-(path, status) of each GET."""
+gets 304 Not Modified, as the public registries answer. Answers are
+``no-cache`` (the public registries let a client keep one for minutes): a
+client that asks again is seen asking. ``requests`` logs (path, status) of
+each GET."""
 
 import hashlib
 import threading
@@ -44,6 +46,7 @@ class LoopbackRegistry:
                 if code in (200, 304):
                     self.send_header("ETag", etag)
                     self.send_header("Last-Modified", LAST_MODIFIED)
+                    self.send_header("Cache-Control", "no-cache")
                 self.end_headers()
                 if not head:
                     self.wfile.write(body)
