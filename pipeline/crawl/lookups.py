@@ -10,9 +10,9 @@ hundred bytes per package.
 - npm: the packument (``GET <registry>/<name>``), its ``time`` field as
   ``npm view NAME time`` prints it, from the registry npm is configured
   with (``registry`` and ``@scope:registry`` of ``npm config list``, read
-  once). A registry that answers 401, 403 or 404 is asked again through
-  ``npm view`` itself: npm holds whatever credentials a private package
-  needs, and says why a name is missing.
+  once). A registry that answers 401, 403 or 404, or cannot be reached, is
+  asked again through ``npm view`` itself: npm holds whatever credentials
+  and proxy a private package needs, and says why a name is missing.
 - PyPI: the JSON API (``GET <index>/pypi/<name>/json``), the earliest
   upload of each version's files that are not yanked.
 """
@@ -75,32 +75,37 @@ class Lookups:
         list kept last time)."""
         url = await self._npm_url(name) if registry == "npm" else f"{self.cache.pypi_url}/pypi/{name}/json"
         loop = asyncio.get_running_loop()
-        status, times = await loop.run_in_executor(self._pool, self._fetch, registry, name, url)
+        try:
+            times = await loop.run_in_executor(self._pool, self._fetch, registry, name, url)
+        except CrawlError:
+            if registry != "npm":
+                raise
+            times = None  # a proxy or certificate npm is configured with and this client is not
         if times is None:
             # npm's own credentials for a private package, and its own words for a missing one
             times = await npm_view_times(name, self.cache.timeout)
             await loop.run_in_executor(self._pool, keep, self.cache.dir(registry, name), times, {})
         return times
 
-    def _fetch(self, registry: str, name: str, url: str) -> tuple[int, dict | None]:
-        """(status, the list) in a worker thread; (status, None): ask npm."""
+    def _fetch(self, registry: str, name: str, url: str) -> dict | None:
+        """The list, in a worker thread; None: ask npm."""
         folder = self.cache.dir(registry, name)
         known = _validators(folder, url)
         resp = self._get(url, known)
         if resp.status_code == 304 and known:
             cached = _read_json(folder / "versions.json")
             if isinstance(cached, dict):
-                return 304, cached
+                return cached
             resp = self._get(url, {})  # the list went missing meanwhile: ask in full
         what = f"npm registry {name}" if registry == "npm" else f"PyPI {name}"
         if registry == "npm" and resp.status_code in (401, 403, 404):
-            return resp.status_code, None
+            return None
         if resp.status_code != 200:
             raise CrawlError("version_lookup", f"{what}: HTTP {resp.status_code}")
         times = (_npm_times if registry == "npm" else _pypi_times)(resp.content, what)
         keep(folder, times, {"url": url, "etag": resp.headers.get("etag"),
                              "last_modified": resp.headers.get("last-modified")})
-        return 200, times
+        return times
 
     def _get(self, url: str, known: dict) -> httpx.Response:
         """GET with the validators ``known``; a busy registry (429, 5xx) or a

@@ -440,3 +440,13 @@ def test_installs_run_ahead_of_captures(tmp_path, npm_registry):
                   / "install.json").stat().st_mtime for r in records]
     assert max(installed) < min(ended(r) for r in records)
     assert max(r.capture_ms for r in records) >= 3000
+
+
+def test_a_registry_this_client_cannot_reach_is_asked_through_npm(tmp_path, npm_registry, monkeypatch):
+    """npm may reach its registry where a plain client does not (here through
+    the proxy its config names): a look-up that cannot connect asks npm."""
+    monkeypatch.setenv("npm_config_registry", "http://127.0.0.1:9/")  # nothing listens there ...
+    monkeypatch.setenv("npm_config_proxy", npm_registry.url)          # ... but npm's proxy answers for it
+    cache = PackageCache(tmp_path / "cache", 60)
+    assert asyncio.run(cache.published("npm", "mcpdelta-fx-npm")) == {"1.0.0": "2025-01-01T00:00:00.000Z"}
+    assert ("/mcpdelta-fx-npm", 200) in npm_registry.requests

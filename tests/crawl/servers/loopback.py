@@ -4,13 +4,15 @@ PyPI index and the local npm registry share. A subclass answers
 
 Every 200 carries an ``ETag`` (a digest of the body) and a fixed
 ``Last-Modified``; a request whose ``If-None-Match`` names the current ETag
-gets 304 Not Modified, as the public registries answer. Answers are
+gets 304 Not Modified, as the public registries answer. It answers as an
+HTTP proxy too (a request naming a whole URL gets that URL's path). Answers are
 ``no-cache`` (the public registries let a client keep one for minutes): a
 client that asks again is seen asking. ``requests`` logs (path, status) of
 each GET."""
 
 import hashlib
 import threading
+from urllib.parse import urlsplit
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 LAST_MODIFIED = "Wed, 01 Jan 2025 00:00:00 GMT"
@@ -33,7 +35,7 @@ class LoopbackRegistry:
                 pass
 
             def do_GET(self, head=False):
-                path = self.path.split("?")[0]
+                path = urlsplit(self.path).path  # a proxy's request names the whole URL
                 code, body, ctype = registry.answer(path)
                 etag = f'"{hashlib.sha256(body).hexdigest()[:16]}"'
                 if code == 200 and self.headers.get("If-None-Match") == etag:
