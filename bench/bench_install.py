@@ -132,7 +132,7 @@ def build(work: pathlib.Path, baseline: str) -> dict[str, pathlib.Path]:
                 shutil.copytree(ROOT, src, dirs_exist_ok=True,
                                 ignore=shutil.ignore_patterns(".venv", ".git", "__pycache__", "*.egg-info"))
             subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-            subprocess.run([str(venv / "bin" / "pip"), "install", "-q", str(src)], check=True)
+            subprocess.run([str(venv / "bin" / "pip"), "install", "-q", f"{src}[survey]"], check=True)
         out[side] = exe
     return out
 
