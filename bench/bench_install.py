@@ -14,19 +14,20 @@ captures on one limit) and ``new`` (this checkout).
 The sample is crawled in blocks of ``--block`` releases (npm and PyPI
 mixed) with ``mcpdelta crawl``, two ways, each by both:
 
-- ``one at a time``: one install or capture at a time (``--concurrency 1``,
-  and ``install_concurrency: 1`` for the new one): what an install costs,
-  release by release;
+- ``one at a time``: a crawl of its own for each release (``--only``), by
+  today's and the new one in turn: what an install and a capture cost,
+  release by release, with nothing else of the sample running;
 - ``as configured``: with the servers file's limits (``concurrency: 2``;
   the new one also runs its installs on their own limit, 4 by default,
   ahead of captures): the sample's wall time, as a user would run it.
 
 Each way and each side starts the sample with an empty package cache
 (installs and download caches) of its own; the caches fill as the sample
-goes, as a first survey of a population would. Within a block the four
-crawls run today, new, new, today, then new, today, today, new in the
-next, and so on, so load from elsewhere on the machine falls on both
-alike. After each block:
+goes, as a first survey of a population would. One at a time, each
+release is crawled by today's then the new one, then the next by the new
+one first, and so on; as configured, the block by today's then the new
+one, and the next block the other way round: load from elsewhere on the
+machine falls on both alike. After each block:
 
 - each capture's tools (names, input and output schemas) against the
   committed capture;
@@ -100,7 +101,7 @@ def sample(seed: int, per_registry: int) -> list[dict]:
     return chosen
 
 
-def block_file(releases: list[dict], path: pathlib.Path, limits: dict) -> pathlib.Path:
+def block_file(releases: list[dict], path: pathlib.Path) -> pathlib.Path:
     """A servers file of these releases (their entries of ecosystem.yaml, one version each)."""
     doc = yaml.safe_load(SERVERS.read_text())
     entries = {s["id"]: s for s in doc["servers"]}
@@ -110,7 +111,7 @@ def block_file(releases: list[dict], path: pathlib.Path, limits: dict) -> pathli
         entry["cwd"] = str((SERVERS.parent / str(entry.get("cwd", "."))).resolve())
         entry["package"] = dict(entry["package"], versions=[r["version"]])
         servers.append(entry)
-    path.write_text(yaml.safe_dump({"servers": servers, "limits": {**doc["limits"], **limits}}, sort_keys=False))
+    path.write_text(yaml.safe_dump({"servers": servers, "limits": doc["limits"]}, sort_keys=False))
     return path
 
 
@@ -137,11 +138,10 @@ def build(work: pathlib.Path, baseline: str) -> dict[str, pathlib.Path]:
     return out
 
 
-def crawl(exe: pathlib.Path, servers: pathlib.Path, out: pathlib.Path, cache: pathlib.Path, one: bool) -> float:
-    shutil.rmtree(out, ignore_errors=True)
+def crawl(exe: pathlib.Path, servers: pathlib.Path, out: pathlib.Path, cache: pathlib.Path, only=None) -> float:
     argv = [str(exe), "crawl", "--servers", str(servers), "--out", str(out), "--cache", str(cache)]
     started = time.perf_counter()
-    done = subprocess.run(argv + (["--concurrency", "1"] if one else []), env={**os.environ, **ENV},
+    done = subprocess.run(argv + (["--only", only] if only else []), env={**os.environ, **ENV},
                           capture_output=True, text=True)
     wall = time.perf_counter() - started
     if done.returncode not in (0, 1):
@@ -215,21 +215,27 @@ WAYS = ("one at a time", "as configured")
 
 
 def run_block(k: int, releases: list[dict], exes: dict, work: pathlib.Path, tool_python: pathlib.Path) -> dict:
-    order = SIDES + SIDES[::-1] if k % 2 == 0 else SIDES[::-1] + SIDES
-    walls: dict = {w: {} for w in WAYS}
+    servers = block_file(releases, work / "blocks" / f"{k:02d}.yaml")
+    walls: dict = {w: dict.fromkeys(SIDES, 0.0) for w in WAYS}
     rows: dict = {w: {} for w in WAYS}
-    for way, side in zip(WAYS[:1] * 2 + WAYS[1:] * 2, order):
-        one = way == WAYS[0]
-        tag = "one" if one else "configured"
-        servers = block_file(releases, work / "blocks" / f"{k:02d}-{tag}-{side}.yaml",
-                             {"install_concurrency": 1} if one and side == "new" else {})
-        cache = work / side / f"cache-{tag}"
-        for r in releases:  # a block cut short: its installs made again, from the start
-            for folder in installs(cache, r):
-                shutil.rmtree(folder, ignore_errors=True)
-        out = work / side / f"out-{tag}" / f"{k:02d}"
-        walls[way][side] = round(crawl(exes[side], servers, out, cache, one), 1)
-        rows[way][side] = log_rows(out)
+    for side in SIDES:
+        for tag in ("one", "configured"):
+            shutil.rmtree(work / side / f"out-{tag}" / f"{k:02d}", ignore_errors=True)
+            for r in releases:  # a block cut short: its installs made again, from the start
+                for folder in installs(work / side / f"cache-{tag}", r):
+                    shutil.rmtree(folder, ignore_errors=True)
+    for i, r in enumerate(releases):  # one at a time: each release by both in turn
+        for side in (SIDES if (k + i) % 2 == 0 else SIDES[::-1]):
+            walls[WAYS[0]][side] += crawl(exes[side], servers, work / side / "out-one" / f"{k:02d}",
+                                          work / side / "cache-one", only=r["id"])
+    for side in (SIDES if k % 2 == 0 else SIDES[::-1]):  # as configured: the block by each in turn
+        walls[WAYS[1]][side] = crawl(exes[side], servers, work / side / "out-configured" / f"{k:02d}",
+                                     work / side / "cache-configured")
+    for way in WAYS:
+        tag = "one" if way == WAYS[0] else "configured"
+        for side in SIDES:
+            walls[way][side] = round(walls[way][side], 1)
+            rows[way][side] = log_rows(work / side / f"out-{tag}" / f"{k:02d}")
     result = []
     for r in releases:
         one = dict(r)
@@ -257,7 +263,7 @@ def run_block(k: int, releases: list[dict], exes: dict, work: pathlib.Path, tool
                 for folder in installs(work / side / f"cache-{tag}", r):
                     shutil.rmtree(folder, ignore_errors=True)
         result.append(one)
-    return {"block": k, "order": list(order), "wall_s": walls, "load": os.getloadavg(), "releases": result}
+    return {"block": k, "wall_s": walls, "load": os.getloadavg(), "releases": result}
 
 
 def median(values):
@@ -323,7 +329,7 @@ def main(argv=None):
         with open(results, "a") as fh:
             fh.write(json.dumps(res) + "\n")
         done.append(res)
-        print(f"block {k + 1}/{len(blocks)} ({'-'.join(res['order'])}): " + "; ".join(
+        print(f"block {k + 1}/{len(blocks)}: " + "; ".join(
             f"{way}: today {res['wall_s'][way]['today']} s, new {res['wall_s'][way]['new']} s" for way in WAYS)
             + f"; load {res['load'][0]:.1f}", flush=True)
     summary = summarize(done)
