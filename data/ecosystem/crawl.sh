@@ -18,7 +18,7 @@
 set -u
 servers=${1:?servers file}; out=${2:?output folder}
 bin=${MCPDELTA:-mcpdelta}
-jobs=${JOBS:-2}        # installs per runner: they wait on the registry more than on the CPU
+jobs=${JOBS:-2}        # captures per runner (installs run limits.install_concurrency at a time, ahead)
 runners=${RUNNERS:-1}
 check="$(dirname "$0")/../../bench/sdk_check.py"
 export MCPDELTA_DUMMY_TOKEN=${MCPDELTA_DUMMY_TOKEN:-mcpdelta-dummy-not-a-secret}

@@ -3,10 +3,11 @@
 Modules: ``servers`` (servers.yaml / registry server.json -> targets),
 ``jsonrpc`` (the raw JSON-RPC layer), ``stdio`` / ``http`` / ``sse``
 (transports), ``session`` (server/discover or initialize + paginated
-lists), ``packages`` (version sweeps and the install cache), ``toolchain``
-(npm, pip and the interpreters of the machine),
-``redact`` (secrets out of everything written), ``runner`` (concurrency,
-retries, isolation, files), ``command`` (``mcpdelta crawl``).
+lists), ``packages`` (version sweeps and the install cache), ``lookups``
+(registry look-ups of published versions), ``pypi`` (PyPI releases into
+venvs, uv or pip), ``toolchain`` (npm, uv, pip and the interpreters of the
+machine), ``redact`` (secrets out of everything written), ``runner``
+(concurrency, retries, isolation, files), ``command`` (``mcpdelta crawl``).
 """
 
 from .errors import CrawlError

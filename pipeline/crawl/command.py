@@ -31,7 +31,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--servers", required=True, metavar="FILE",
                         help="servers.yaml, or an MCP registry server.json")
     parser.add_argument("--out", required=True, metavar="DIR", help="folder for <id>/<version>.json and crawl-log.jsonl")
-    parser.add_argument("--concurrency", type=int, metavar="N", help="servers crawled at once (overrides limits)")
+    parser.add_argument("--concurrency", type=int, metavar="N",
+                        help="servers captured at once (overrides limits.concurrency; installs run "
+                             "limits.install_concurrency at a time)")
     parser.add_argument("--timeout", type=float, metavar="SECONDS",
                         help="start and per-request timeout (overrides limits.timeout_s)")
     parser.add_argument("--cache", metavar="DIR", help="package cache for version sweeps "

