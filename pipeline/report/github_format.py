@@ -7,9 +7,10 @@ annotations of each kind per step; the rest would be dropped silently, so
 past ``max_annotations`` of a kind the summary line counts what was left
 out instead. ``mcpdelta ci`` applies the same cap across all its servers."""
 
+from pipeline.gate import of, security_notes
 from pipeline.report import headline
 from pipeline.report.safe import visible
-from pipeline.report.view import message
+from pipeline.report.view import approval_text, message
 
 MAX_ANNOTATIONS = 10
 KINDS = ("error", "warning", "notice")
@@ -24,18 +25,29 @@ def annotation_lines(result, source: str | None = None) -> list[tuple[str, str]]
     """(kind, workflow command) for every unsuppressed change, located at
     ``source`` (default: the new side)."""
     lines = []
+    gate = of(result)
     file = _escape(source or result.new_source, prop=True)
     for c in result.changes:
         if c.suppressed:
             continue
-        if result.policy.fails(c):
+        flagged = security_notes(c)
+        mark = gate.mark(c)
+        if gate.fails(result.policy, c):
             kind = "error"
-        elif c.severity in ("BREAKING", "POTENTIALLY_BREAKING"):
+        elif gate.approved(c):
+            kind = "notice"
+        elif c.severity in ("BREAKING", "POTENTIALLY_BREAKING") or flagged:
             kind = "warning"
         else:
             kind = "notice"
-        title = _escape(f"{c.severity} {c.rule}", prop=True)
-        lines.append((kind, f"::{kind} file={file},title={title}::{_escape(message(c) + ' ' + c.path)}"))
+        title = f"{c.severity} {c.rule}" + (" (approved)" if gate.approved(c) else "") \
+            + (" security-relevant" if flagged else "")
+        text = message(c) + " " + c.path
+        if mark is not None:
+            text += f" ({approval_text(mark)})"
+        if flagged:
+            text += f" (judge, security-relevant: {flagged[-1].get('summary', '')})"
+        lines.append((kind, f"::{kind} file={file},title={_escape(title, prop=True)}::{_escape(text)}"))
     return lines
 
 
