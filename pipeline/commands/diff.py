@@ -8,7 +8,8 @@ SEVERITY_CHOICES = ("BREAKING", "POTENTIALLY_BREAKING", "NON_BREAKING", "DOCUMEN
 
 
 def add_arguments(parser):
-    side = "manifest file (- for stdin), git:REV:PATH, or live:SERVER_ID with --servers"
+    side = ("manifest file (- for stdin), git:REV:PATH (REV may be merge-base(REF)), "
+            "or live:SERVER_ID with --servers")
     parser.add_argument("old", metavar="OLD", help=f"old {side}")
     parser.add_argument("new", metavar="NEW", help=f"new {side}")
     parser.add_argument("--servers", metavar="FILE", help="servers file that live:SERVER_ID sides name")
