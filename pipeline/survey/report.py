@@ -62,7 +62,9 @@ def open_lake(root, servers=None, engine_version=None, policy_hash=None):
     """
     from pipeline.lake import Lake
 
-    con = Lake(str(root)).connect()
+    lake = Lake(str(root))
+    lake.require()  # no lake: the CLI's one-line error, not an analysis of empty frames
+    con = lake.connect()
     if engine_version is None and policy_hash is None:
         latest = con.execute("SELECT engine_version, policy_hash FROM all_pairs "
                              "ORDER BY diffed_at DESC LIMIT 1").fetchall()
