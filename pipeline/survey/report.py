@@ -23,6 +23,9 @@ from pipeline.engine.catalog import SEVERITIES
 from pipeline.resources import SQL_DIR as SQL
 COLOURS = {"BREAKING": "#c62828", "POTENTIALLY_BREAKING": "#ef6c00",
            "NON_BREAKING": "#2e7d32", "DOCUMENTATION": "#1565c0"}
+# the semver heatmap's cells: no step, honest, under-bumped, declares no bump
+# (calver, unknown): white, green, red, blue, told apart at a glance
+HONESTY_COLOURS = ("#ffffff", "#2e7d32", "#c62828", "#3f51b5")
 GRADES = ("none", "patch", "minor", "major")
 # what ``semver_honesty`` declares for a version that promises no bump: a
 # calendar version, and one that does not parse (sql/release_steps.sql)
@@ -215,60 +218,77 @@ def plot_rule_frequencies(rules, top=25):
     return figure
 
 
-def _count_scale(axis, highest):
-    """A count axis that one spike cannot flatten: linear up to 10, then
-    symmetric-log (linear below 1, so 0 stays on the axis)."""
-    from matplotlib.ticker import FixedLocator, NullLocator
-
-    if highest <= 10:
-        axis.set_ylim(-0.3, highest * 1.25 + 0.8)
-        _integer_ticks(axis.yaxis)
-        return "breaking changes"
-    axis.set_yscale("symlog", linthresh=1, linscale=0.5)
-    ticks = [0, 1] + [10 ** k for k in range(1, len(str(int(highest))))]
-    axis.yaxis.set_major_locator(FixedLocator(ticks))
-    axis.yaxis.set_minor_locator(NullLocator())
-    axis.set_yticklabels([str(t) for t in ticks])
-    axis.set_ylim(-0.2, highest * 2)
-    return "breaking changes (log scale)"
+SHORT_SPAN_DAYS = 2  # dates closer than this are one crawl's capture times, not a history
 
 
 def plot_breaking_by_version(rows, top=10):
-    """One line per server: the breaking changes each release shipped, at
-    the date it came out (rows of ``breaking_by_version``: the publish date,
-    else the first capture); the ``top`` servers that broke most. A log
-    scale once one release passes 10, the largest releases named."""
+    """One row per server (the ``top`` that broke most, most first), one mark
+    per release at the date it came out (rows of ``breaking_by_version``:
+    the publish date, else the first capture): a red disc, its area growing
+    with the breaking changes the release shipped and its count beside it,
+    or a small grey dot for a release that broke nothing. Rows never cross
+    and each count sits in its own row. When every date falls within
+    ``SHORT_SPAN_DAYS`` (captures of one crawl, no publish dates), a time
+    axis would read in seconds: releases stand in version order instead,
+    each named under its mark."""
+    import datetime as dt
+    import math
+
     from matplotlib.dates import AutoDateLocator, ConciseDateFormatter
 
     servers = {}
-    for row in _rows(rows):
+    for row in _rows(rows):  # in version order per server (the query's order)
         if row.get("released_at") is not None:
             servers.setdefault(row["server_id"], []).append(row)
     ranked = sorted(servers, key=lambda s: (-sum(r["breaking"] or 0 for r in servers[s]), s))[:top]
-    figure = _figure(9, 4.2)
+    figure = _figure(9, 0.55 * max(len(ranked), 3) + 1.9)
     axis = figure.subplots()
+    title = "Breaking changes per release, by server"
     if not ranked:
         _empty(axis)
-        axis.set_title("Breaking changes per server over time")
+        axis.set_title(title)
         return figure
-    points = [(r, server) for server in ranked for r in servers[server]]
-    largest = sorted((p for p in points if (p[0]["breaking"] or 0) > 0),
-                     key=lambda p: -(p[0]["breaking"] or 0))[:4]
-    for server, name in zip(sorted(ranked), _labels(sorted(ranked))):
-        series = sorted(servers[server], key=lambda r: r["released_at"])
-        axis.plot([r["released_at"] for r in series], [r["breaking"] or 0 for r in series],
-                  marker="o", markersize=4, label=name)
-    for r, server in largest:
-        axis.annotate(f"{server} {r['version']}: {r['breaking']}", (r["released_at"], r["breaking"]),
-                      textcoords="offset points", xytext=(5, 4), fontsize="x-small", color="#333")
-    axis.set_ylabel(_count_scale(axis, max(r["breaking"] or 0 for r, _ in points)))
-    locator = AutoDateLocator()
-    axis.xaxis.set_major_locator(locator)
-    axis.xaxis.set_major_formatter(ConciseDateFormatter(locator))
-    axis.set_xlabel("release date (publish date; capture date when unknown)")
+    dates = [r["released_at"] for s in ranked for r in servers[s]]
+    by_date = max(dates) - min(dates) >= dt.timedelta(days=SHORT_SPAN_DAYS)
+    most = max((r["breaking"] or 0) for s in ranked for r in servers[s]) or 1
+    largest = sorted(((r["breaking"] or 0, s, r["version"]) for s in ranked for r in servers[s]),
+                     reverse=True)[:4]
+    named = {(s, v) for n, s, v in largest if n > 0}
+    for y, server in enumerate(reversed(ranked)):
+        series = servers[server]
+        xs = [r["released_at"] for r in series] if by_date else list(range(len(series)))
+        axis.plot([xs[0], xs[-1]], [y, y], color="#dddddd", linewidth=1, zorder=1)
+        quiet = [x for x, r in zip(xs, series) if not r["breaking"]]
+        axis.scatter(quiet, [y] * len(quiet), s=14, color="#9e9e9e", zorder=2)
+        for x, r in zip(xs, series):
+            n = r["breaking"] or 0
+            area = 40 + 560 * math.sqrt(n / most) if n else 14
+            if n:
+                axis.scatter([x], [y], s=area, color=COLOURS["BREAKING"], alpha=0.8, zorder=3,
+                             edgecolors="white", linewidths=0.5)
+                text = f"{r['version']}: {n}" if by_date and (server, r["version"]) in named else str(n)
+                axis.annotate(text, (x, y), xytext=(0, 7 + math.sqrt(area) / 2), textcoords="offset points",
+                              ha="center", va="bottom", fontsize="x-small", color="#333")
+            if not by_date:
+                axis.annotate(str(r["version"]), (x, y), xytext=(0, -3 - math.sqrt(area) / 2),
+                              textcoords="offset points",
+                              ha="center", va="top", fontsize="xx-small", color="#555")
+    axis.set_yticks(range(len(ranked)), _labels(list(reversed(ranked))))
+    axis.set_ylim(-0.8, len(ranked) - 0.2)
+    axis.margins(x=0.06)
+    if by_date:
+        locator = AutoDateLocator()
+        axis.xaxis.set_major_locator(locator)
+        axis.xaxis.set_major_formatter(ConciseDateFormatter(locator))
+        axis.set_xlabel("release date (publish date; capture date when unknown)")
+    else:
+        axis.set_xticks([])
+        axis.set_xlabel(f"releases in version order (all captured on {min(dates):%Y-%m-%d}; no publish dates)")
     more = f" (top {len(ranked)} of {len(servers)})" if len(servers) > len(ranked) else ""
-    axis.set_title("Breaking changes per server over time" + more)
-    axis.legend(**_LEGEND_RIGHT)
+    axis.set_title(title + more)
+    for side in ("top", "right", "left"):
+        axis.spines[side].set_visible(False)
+    axis.tick_params(axis="y", length=0)
     return figure
 
 
@@ -337,13 +357,16 @@ def plot_semver_honesty(pairs, top=15):
                 kind[i, j] = 3 if d in DECLARES_NOTHING else (1 if GRADES.index(d) >= j else 2)
                 left.text(j, i, str(n), ha="center", va="center", fontsize="medium",
                           color="white", fontweight="bold")
-    left.imshow(kind, cmap=ListedColormap(["#f2f2f2", "#2e7d32", "#c62828", "#9e9e9e"]),
-                vmin=0, vmax=3, aspect="auto")
+    left.imshow(kind, cmap=ListedColormap(HONESTY_COLOURS), vmin=0, vmax=3, aspect="auto")
+    left.set_xticks([j + 0.5 for j in range(len(GRADES) - 1)], minor=True)
+    left.set_yticks([i + 0.5 for i in range(len(declared_axis) - 1)], minor=True)
+    left.grid(which="minor", color="#d0d0d0", linewidth=0.8)
+    left.tick_params(which="minor", length=0)
     left.set_xticks(range(len(GRADES)), GRADES)
     left.set_yticks(range(len(declared_axis)), declared_axis)
     left.set_xlabel("grade the changes earned")
     left.set_ylabel("bump the version number declared")
-    key = "green honest, red under-bumped" + (", grey declares no bump" if silent else "")
+    key = "green honest, red under-bumped" + (", blue declares no bump" if silent else "")
     left.set_title(f"Declared bump vs computed grade\n({key})", fontsize="medium")
     per_server = {}
     for r in rows:
@@ -486,14 +509,17 @@ PLOTS = {p.name: p for p in (
          "by severity; a bar that says \u201caxis cut\u201d is longer than the axis shows."),
     Plot("breaking_by_version", "Breaking changes over time", ("breaking_by_version",),
          plot_breaking_by_version,
-         "Each point is one release of one server, at its publish date: the breaking changes it brought "
-         "against the release before; above 10 the scale is logarithmic, so small releases stay visible."),
+         "Each row is one server, each mark one of its releases at its publish date (capture date when "
+         "unknown): a red disc sized by the breaking changes it brought against the release before, the count "
+         "beside it; a grey dot broke nothing. Captures of one crawl with no publish dates stand in version "
+         "order."),
     Plot("severity_mix", "Severity mix per server", ("analysis/severity_by_release",), plot_severity_mix,
          "Each bar is one server: the share of its changes at each severity over all its releases; "
          "n is how many changes the shares are of."),
     Plot("semver_honesty", "Semver honesty", ("semver_honesty",), plot_semver_honesty,
          "Left: each release step by the bump its version number declared (rows) and the grade its changes "
-         "earned (columns); red cells under-bumped. Right: the same steps per server."),
+         "earned (columns); green honest, red under-bumped, blue a calendar or unparsed version (it declares "
+         "no bump). Right: the same steps per server."),
     Plot("description_drift", "Description drift", ("description_drift",), plot_description_drift,
          "Each bar is one server: how many of its descriptions, titles and instructions changed, "
          "coloured by the prose classifier's verdict."),
@@ -635,8 +661,9 @@ def page(facts) -> str:
             f"<tr><td>{e(r['server_id'])}</td><td>{e(str(r['old_version']))}</td>"
             f"<td>{e(str(r['new_version']))}</td><td>{e(r['declared'])}</td><td>{e(r['grade'])}</td></tr>"
             for r in _under_bumped(facts))
-        under = ("<h2>Under-bumped releases</h2><table><tr><th>Server</th><th>From</th><th>To</th>"
-                 f"<th>Declared</th><th>Earned</th></tr>{cells}</table>")
+        under = ("<h2>Under-bumped releases</h2>" + (
+            "<table><tr><th>Server</th><th>From</th><th>To</th>"
+            f"<th>Declared</th><th>Earned</th></tr>{cells}</table>" if cells else "<p>None found.</p>"))
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>mcpdelta survey</title>
 <style>body{{font-family:system-ui,sans-serif;max-width:70em;margin:2em auto;padding:0 1em}}
