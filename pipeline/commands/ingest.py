@@ -21,9 +21,10 @@ def run(args) -> int:
         with lake.writing(args.wait):
             counts = store(lake, rows, attempts)
         progress.finish(f"{counts['added']} new, {counts['errors']} errors")
-    print(f"ingested {counts['rows']} captures from {args.folder}: {counts['added']} new, "
-          f"{counts['rows'] - counts['added']} already in {args.lake}, {counts['errors']} errors")
-    for row in rows:
-        if not row["ok"]:
-            print(f"  {row['server_id']} {row['version']}: {row['error']}")
+    errors = counts["errors"]
+    print(f"ingested {counts['rows']} capture{'' if counts['rows'] == 1 else 's'} from {args.folder}: "
+          f"{counts['added']} new, {counts['rows'] - counts['added']} already in {args.lake}, "
+          f"{errors} error{'' if errors == 1 else 's'}")
+    for row in counts["failed"]:  # a re-run names only errors it recorded itself
+        print(f"  {row['server_id']} {row['version']}: {row['error']}")
     return 0
