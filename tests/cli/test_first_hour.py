@@ -43,3 +43,40 @@ def test_one_server_is_a_server(mcpdelta, tmp_path):
     done = mcpdelta("survey", "--lake", "lake", "--no-crawl", cwd=tmp_path)
     assert done.stdout.splitlines()[0] == ("surveyed 1 server, 2 captures, 1 version pair "
                                            "(1 diffed, 0 cached), 0 errors")
+
+
+def test_the_readmes_lockfile_example_run_where_it_says_leaves_the_example_as_committed(tmp_path):
+    """Every command of the README's lockfile walk-through, run in (a copy
+    of) data/examples/notes as it says: exit codes as its comments say, and
+    no file of the example written, replaced or added."""
+    import os
+    import re
+    import shlex
+    import shutil
+    import subprocess
+
+    from tests.conftest import _console_script
+
+    section = (ROOT / "README.md").read_text().split("## Pin contracts", 1)[1]
+    block = re.search(r"```sh\n(.*?)```", section, re.S).group(1)
+    assert block.startswith("cd data/examples/notes\n")
+    folder = tmp_path / "notes"
+    shutil.copytree(ROOT / "data" / "examples" / "notes", folder)
+
+    def state():
+        return {p.name: (p.stat().st_ino, p.stat().st_mtime_ns, p.read_bytes()) for p in folder.iterdir()}
+
+    before = state()
+    lines = block.splitlines()
+    ran = []
+    for i, line in enumerate(lines[1:], 1):
+        if not line.startswith("mcpdelta "):
+            continue
+        command = shlex.split(line.split("#", 1)[0])
+        done = subprocess.run([_console_script(), *command[1:]], cwd=folder, capture_output=True, text=True,
+                              timeout=120, env={**os.environ, "HOME": str(tmp_path)})
+        said = re.search(r"# exit (\d)", lines[i + 1]) if i + 1 < len(lines) else None
+        assert done.returncode == (int(said.group(1)) if said else 0), (line, done.stderr)
+        ran.append(command[1])
+    assert ran == ["digest", "lock", "verify-lock", "lint-bump"]
+    assert state() == before
