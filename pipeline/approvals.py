@@ -27,14 +27,14 @@ change is stale: reported, so that it can be deleted.
 """
 
 import datetime
-import hashlib
 import json
 import os
 import re
 
+from pipeline.config import APPROVALS_NAME as DEFAULT_NAME
 from pipeline.errors import InputError
+from pipeline.sha256 import sha256  # not hashlib: a diff does without OpenSSL
 
-DEFAULT_NAME = ".mcpdelta-approvals.yml"
 VERSION = 1
 FIELDS = ("fingerprint", "server", "rule", "entity", "reason", "expires")
 _FINGERPRINT = re.compile(r"[0-9a-f]{16}")
@@ -72,7 +72,7 @@ def fingerprint(change, server: str | None) -> str:
     """16 hex digits that stay the same while the change is the same."""
     text = _canonical([VERSION, server, change.rule, change.entity, change.path,
                        _meaning(change.old), _meaning(change.new)])
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 class Approval:
