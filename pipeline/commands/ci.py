@@ -3,7 +3,10 @@ CI job runs.
 
 Captures each live server of the servers file, compares it with its
 committed baseline (``DIR/<server-id>.json``, or a tool-versions lockfile for
-a single server) and reports. Under GitHub Actions (the variables it sets)
+a single server; ``--baseline-at REV`` reads it as committed at REV, such as
+``merge-base(origin/main)``) and reports. Approved breaks
+(``pipeline.approvals``) show but never fail; ``--fail-on-security`` fails
+on a change a judge flagged. Under GitHub Actions (the variables it sets)
 it also writes a job summary, annotations within GitHub's limits and step
 outputs; ``--sarif`` writes one SARIF 2.1.0 log for code scanning.
 

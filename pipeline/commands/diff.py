@@ -1,4 +1,7 @@
-"""``mcpdelta diff OLD NEW``: classify every change; exit 0 / 1 / 2."""
+"""``mcpdelta diff OLD NEW``: classify every change; exit 0 / 1 / 2.
+
+The verdict is the policy's, then the gate's (``pipeline.gate``): approved
+breaks never fail, ``--fail-on-security`` fails on a judge's security flag."""
 
 import sys
 
