@@ -19,11 +19,16 @@
 # change per server over releases, with the prose classifier's verdict
 # (`DOCUMENTATION`: too small to move a model; `POTENTIALLY_BREAKING`: it
 # may) and both texts.
+#
+# Build a lake first: `mcpdelta survey` at the repository's top writes
+# `lake/` there (the demo servers), which the default below, `../lake`,
+# reads from this folder. Point `LAKE` (or MCPDELTA_LAKE) elsewhere for
+# another lake; a missing lake stops at the first cell, as the CLI does.
 
 # %% tags=["parameters"]
 import os
 
-LAKE = os.environ.get("MCPDELTA_LAKE", "/tmp/sample-lake")  # the lake folder or URI to read
+LAKE = os.environ.get("MCPDELTA_LAKE", "../lake")  # the lake folder or URI to read
 SERVERS = []  # server ids or globs (["acme-*"]) to keep; empty: every server
 SHOW = 20  # how many text diffs to print
 

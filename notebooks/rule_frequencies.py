@@ -19,13 +19,15 @@
 # most. Every table comes from a query under `sql/`, run by DuckDB on the
 # lake and handed to Polars; every figure is the one `mcpdelta report` draws.
 #
-# Build a lake first (`mcpdelta survey` writes `./lake` from the demo
-# servers), set the parameters below (or MCPDELTA_LAKE), and run all cells.
+# Build a lake first: `mcpdelta survey` at the repository's top writes
+# `lake/` there (the demo servers), which the default below, `../lake`,
+# reads from this folder. Point `LAKE` (or MCPDELTA_LAKE) elsewhere for
+# another lake; a missing lake stops at the first cell, as the CLI does.
 
 # %% tags=["parameters"]
 import os
 
-LAKE = os.environ.get("MCPDELTA_LAKE", "/tmp/sample-lake")  # the lake folder or URI to read
+LAKE = os.environ.get("MCPDELTA_LAKE", "../lake")  # the lake folder or URI to read
 SERVERS = []  # server ids or globs (["acme-*"]) to keep; empty: every server
 
 # %%

@@ -30,11 +30,16 @@
 # and is neither honest nor under-bumped; a version that does not parse
 # declares `unknown`, likewise. Steps whose releases were captured with more
 # than one contract (unstable) are left out: their grade may be capture noise.
+#
+# Build a lake first: `mcpdelta survey` at the repository's top writes
+# `lake/` there (the demo servers), which the default below, `../lake`,
+# reads from this folder. Point `LAKE` (or MCPDELTA_LAKE) elsewhere for
+# another lake; a missing lake stops at the first cell, as the CLI does.
 
 # %% tags=["parameters"]
 import os
 
-LAKE = os.environ.get("MCPDELTA_LAKE", "/tmp/sample-lake")  # the lake folder or URI to read
+LAKE = os.environ.get("MCPDELTA_LAKE", "../lake")  # the lake folder or URI to read
 SERVERS = []  # server ids or globs (["acme-*"]) to keep; empty: every server
 
 # %%

@@ -18,11 +18,16 @@
 # the changes each brought by severity, the bump its version number
 # declared (under-bumps in red), and the breaking changes themselves. With
 # no server filter, the servers with the most changes are drawn.
+#
+# Build a lake first: `mcpdelta survey` at the repository's top writes
+# `lake/` there (the demo servers), which the default below, `../lake`,
+# reads from this folder. Point `LAKE` (or MCPDELTA_LAKE) elsewhere for
+# another lake; a missing lake stops at the first cell, as the CLI does.
 
 # %% tags=["parameters"]
 import os
 
-LAKE = os.environ.get("MCPDELTA_LAKE", "/tmp/sample-lake")  # the lake folder or URI to read
+LAKE = os.environ.get("MCPDELTA_LAKE", "../lake")  # the lake folder or URI to read
 SERVERS = []  # server ids or globs (["acme-*"]) to keep; empty: every server
 LIMIT = 6  # with no filter: how many servers to draw (the ones that changed most)
 

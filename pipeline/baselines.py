@@ -1,12 +1,15 @@
 """Where the two sides of a comparison come from.
 
 A side is a manifest file (``-`` for standard input), ``git:REV:PATH`` (the
-file as committed at REV, read with ``git show``), or ``live:SERVER_ID``
+file as committed at REV, read with ``git show``; REV may be
+``merge-base(REF)``, the commit where HEAD left REF: what a pull request
+is compared against), or ``live:SERVER_ID``
 (that server of a servers file, captured on the spot by the crawler). An
 existing file of that name always wins, so no file becomes unreadable.
 """
 
 import os
+import re
 
 from pipeline.errors import InputError
 
@@ -42,11 +45,31 @@ def git_show(spec: str, max_bytes: int) -> bytes:
     (then relative to the repository's top)."""
     rev, sep, path = spec[len("git:"):].partition(":")
     if not sep or not rev or not path:
-        raise InputError(spec, "expected git:REV:PATH")
+        raise InputError(spec, "expected git:REV:PATH (REV a commit, a branch, or merge-base(REF))")
+    return read_at(resolve(rev, spec), path, max_bytes, spec, rev)
+
+
+def resolve(rev: str, where: str) -> str:
+    """The commit ``rev`` names; ``merge-base(REF)`` is the best common
+    ancestor of HEAD and REF (``git merge-base HEAD REF``)."""
+    m = re.fullmatch(r"merge-base\((.+)\)", rev)
+    ref = m.group(1).strip() if m else rev
+    commit = _git(where, ["rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"],
+                  f"unknown revision {ref!r}", 4096).decode().strip()
+    if not m:
+        return commit
+    shallow = _git(where, ["rev-parse", "--is-shallow-repository"], "", 4096).strip() == b"true"
+    hint = " (a shallow clone: fetch the history, e.g. actions/checkout with fetch-depth: 0)" if shallow else ""
+    return _git(where, ["merge-base", "HEAD", commit], f"HEAD and {ref!r} have no merge base{hint}",
+                4096).decode().strip()
+
+
+def read_at(commit: str, path: str, max_bytes: int, where: str, rev: str | None = None) -> bytes:
+    """The bytes of ``path`` (relative to the working directory, or to the
+    repository's top when it starts with /) as committed at ``commit``."""
     object_path = path[1:] if path.startswith("/") else (path if path.startswith("./") else "./" + path)
-    _git(spec, ["rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"],
-         f"unknown revision {rev!r}", max_bytes)
-    return _git(spec, ["show", f"{rev}:{object_path}"], f"no file {path!r} at revision {rev!r}", max_bytes)
+    return _git(where, ["show", f"{commit}:{object_path}"],
+                f"no file {path!r} at revision {rev or commit!r}", max_bytes)
 
 
 def _git(spec: str, args: list[str], problem: str, max_bytes: int) -> bytes:

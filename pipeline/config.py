@@ -24,6 +24,7 @@ from pipeline.engine.policy import PROFILES, Ignore, parse_rule, parse_severity
 from pipeline.errors import InputError
 
 DEFAULT_NAMES = (".mcpdelta.yml", ".mcpdelta.yaml", ".mcp-inspect.yml")
+APPROVALS_NAME = ".mcpdelta-approvals.yml"  # approved breaks (pipeline/approvals.py), read if present
 KNOWN_KEYS = ("profile", "fail_on", "severity_overrides", "ignore", "limits", "judges")
 
 

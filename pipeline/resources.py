@@ -1,5 +1,5 @@
 """Files the code reads at run time: the SQL, the demo servers and their
-servers files.
+servers files, the rule cases (examples for ``mcpdelta rules RULE``).
 
 The repository's top-level ``sql/`` and ``data/`` folders are the source of
 truth; the wheel carries copies of them inside the package
@@ -21,6 +21,8 @@ def _folder(name: str) -> pathlib.Path:
 
 
 SQL_DIR = _folder("sql")
+# the engine's rule cases (small named manifest pairs): `mcpdelta rules RULE` shows one
+RULE_CASES = _BUNDLED / "rule_cases" if (_BUNDLED / "rule_cases").is_dir() else _CHECKOUT / "tests" / "engine" / "cases"
 DATA_DIR = _folder("data")
 DEMO_SERVERS = DATA_DIR / "servers" / "demo.yaml"
 

@@ -3,7 +3,10 @@ CI job runs.
 
 Captures each live server of the servers file, compares it with its
 committed baseline (``DIR/<server-id>.json``, or a tool-versions lockfile for
-a single server) and reports. Under GitHub Actions (the variables it sets)
+a single server; ``--baseline-at REV`` reads it as committed at REV, such as
+``merge-base(origin/main)``) and reports. Approved breaks
+(``pipeline.approvals``) show but never fail; ``--fail-on-security`` fails
+on a change a judge flagged. Under GitHub Actions (the variables it sets)
 it also writes a job summary, annotations within GitHub's limits and step
 outputs; ``--sarif`` writes one SARIF 2.1.0 log for code scanning.
 
@@ -19,7 +22,7 @@ import json
 import os
 import sys
 
-from pipeline.commands.diff import SEVERITY_CHOICES
+from pipeline.commands.diff import SEVERITY_CHOICES, add_gate_arguments
 from pipeline.errors import InputError
 
 # a PR comment or job summary holds 65,536 characters: keep well under it
@@ -33,6 +36,10 @@ def add_arguments(parser):
                         help="folder of <server-id>.json baselines, or a tool-versions lockfile (one server)")
     parser.add_argument("--server", metavar="ID", action="append", default=[],
                         help="check only this server (repeatable; default: every server of the file)")
+    parser.add_argument("--baseline-at", metavar="REV",
+                        help="read the baselines as committed at REV instead of the working tree; "
+                             "merge-base(REF) is where HEAD left REF (a pull request's base: "
+                             "merge-base(origin/main))")
     parser.add_argument("--update-baseline", action="store_true",
                         help="after review: rewrite the baselines from the live capture")
     parser.add_argument("--config", metavar="FILE", help="config file (default: .mcpdelta.yml here, if present)")
@@ -49,10 +56,15 @@ def add_arguments(parser):
     parser.add_argument("--allow-destructive-probes", action="store_true",
                         help="let probes call tools annotated destructiveHint: true or not annotated "
                              "readOnlyHint: true (refused by default: a pull request can change the probes)")
+    parser.add_argument("--semantic", action="store_true",
+                        help="attach advisory judge notes (never changes a severity)")
+    add_gate_arguments(parser)
 
 
 class Checked:
-    """One server's outcome: a DiffResult, or the error that stopped it."""
+    """One server's outcome: a DiffResult, or the error that stopped it.
+    ``baseline_path`` is the file in the repository (read from the working
+    tree, or as committed at --baseline-at)."""
 
     def __init__(self, server_id, baseline_path, result=None, error=None, updated=False):
         self.server_id, self.baseline_path = server_id, baseline_path
@@ -78,29 +90,41 @@ def run(args) -> int:
 
 
 def _run(args) -> int:
+    from pipeline.commands.diff import finish_approvals, load_approvals
     from pipeline.config import find_default, load_config
     from pipeline.engine.policy import Policy, parse_override, parse_severity
 
     config = load_config(args.config or find_default())
+    approvals = load_approvals(args)
     fail_on = parse_severity(args.fail_on, "--fail-on", allow_never=True) if args.fail_on else None
     policy = Policy(config.profile, config.fail_on, config.overrides, config.ignores,
                     cli_profile=args.profile, cli_fail_on=fail_on,
                     cli_overrides=dict(parse_override(t) for t in args.severity_override),
                     witness=parse_severity(args.witness, "--witness", allow_never=True))
     ids = _server_ids(args.servers, args.server)
-    lockfile = not os.path.isdir(args.baseline) and (
+    at = None
+    if args.baseline_at:
+        if args.update_baseline:
+            raise InputError("--baseline-at", "reads committed baselines; --update-baseline writes the working tree's")
+        from pipeline.baselines import resolve
+
+        at = (args.baseline_at, resolve(args.baseline_at, "--baseline-at"))
+    lockfile = args.baseline.endswith((".yaml", ".yml")) if at else not os.path.isdir(args.baseline) and (
         os.path.isfile(args.baseline) or args.baseline.endswith((".yaml", ".yml")))
     if lockfile and len(ids) != 1:
         raise InputError(args.baseline, f"a lockfile baseline pins one server; {len(ids)} selected "
                                         "(name one with --server ID, or give a folder of <server-id>.json)")
-    if not lockfile and not os.path.isdir(args.baseline):
+    if not lockfile and not at and not os.path.isdir(args.baseline):
         if not args.update_baseline:
             raise InputError(args.baseline, "no such baseline folder or lockfile")
         os.makedirs(args.baseline, exist_ok=True)
-    checked = [_check(server_id, args, policy, lockfile) for server_id in ids]
-    _report(checked, args, policy)
+    checked = [_check(server_id, args, policy, lockfile, at, config, approvals) for server_id in ids]
+    _report(checked, args, policy, approvals)
+    approved = finish_approvals(args, approvals, [c.result for c in checked if c.result])
     if any(c.error for c in checked):
         return 2
+    if approved is not None:
+        return approved
     return 1 if any(c.result and c.result.verdict == "fail" for c in checked) else 0
 
 
@@ -115,11 +139,11 @@ def _server_ids(servers_file: str, chosen: list[str]) -> list[str]:
     return [i for i in ids if i in chosen] if chosen else ids
 
 
-def _check(server_id: str, args, policy, lockfile: bool) -> Checked:
+def _check(server_id: str, args, policy, lockfile: bool, at, config, approvals) -> Checked:
     """One server's outcome; whatever goes wrong is that server's error
     ("could not check"), never the run's end nor a "breaking" status."""
     try:
-        return _compare(server_id, args, policy, lockfile)
+        return _compare(server_id, args, policy, lockfile, at, config, approvals)
     except InputError as exc:  # an id that cannot name a baseline file, say
         return Checked(server_id, args.baseline, error=str(exc))
     except Exception as exc:  # noqa: BLE001 - a bug must read "could not check", not "breaking"
@@ -130,9 +154,10 @@ def _check(server_id: str, args, policy, lockfile: bool) -> Checked:
                        error=f"server {server_id}: internal error: {type(exc).__name__}: {exc}")
 
 
-def _compare(server_id: str, args, policy, lockfile: bool) -> Checked:
+def _compare(server_id: str, args, policy, lockfile: bool, at, config, approvals) -> Checked:
     from pipeline.crawl.live import capture_live
     from pipeline.engine.result import DiffResult
+    from pipeline.gate import close
     from pipeline.names import path_in
 
     path = args.baseline if lockfile else path_in(args.baseline, server_id, ".json", what="server id")
@@ -142,32 +167,52 @@ def _compare(server_id: str, args, policy, lockfile: bool) -> Checked:
                                 allow_destructive_probes=args.allow_destructive_probes)
             _write_baseline(path, live, lockfile, server_id)
             return Checked(server_id, path, updated=True)
-        baseline, pinned_calls = _read_baseline(path, lockfile)
+        baseline, pinned_calls = _read_baseline(path, lockfile, at)
         # a lockfile's pinned probes are called again, as verify-lock does
         live = capture_live(args.servers, server_id, offline=args.offline, probes=pinned_calls or None,
                             allow_destructive_probes=args.allow_destructive_probes)
-        result = DiffResult(baseline, live, policy, old_source=path, new_source=f"live:{server_id}")
+        source = f"git:{at[0]}:{path}" if at else path
+        result = DiffResult(baseline, live, policy, old_source=source, new_source=f"live:{server_id}")
         if policy.witness != "never":
             from pipeline.witness import attach_witnesses
 
             attach_witnesses(result, min_severity=policy.witness)
+        if args.semantic:
+            from pipeline.judge import annotate  # advisory notes; severities untouched
+
+            annotate(result, config)
+        close(result, approvals, fail_on_security=args.fail_on_security)
         return Checked(server_id, path, result=result)
     except InputError as exc:
         return Checked(server_id, path, error=str(exc))
 
 
-def _read_baseline(path: str, lockfile: bool) -> tuple[dict, list]:
-    """The baseline manifest, and the probe calls to make live (a lockfile's pinned ones)."""
+def _read_baseline(path: str, lockfile: bool, at=None) -> tuple[dict, list]:
+    """The baseline manifest, and the probe calls to make live (a lockfile's
+    pinned ones); ``at`` (REV as written, commit): as committed there."""
     if not lockfile:
-        from pipeline.engine.manifest import read_manifest
+        from pipeline.engine.manifest import DEFAULT_MAX_BYTES, parse_manifest, read_manifest
 
+        if at:
+            from pipeline.baselines import read_at
+
+            where = f"git:{at[0]}:{path}"
+            return parse_manifest(read_at(at[1], path, DEFAULT_MAX_BYTES, where, at[0]), where), []
         if not os.path.exists(path):
             raise InputError(path, "no baseline for this server (write one with --update-baseline)")
         return read_manifest(path), []
-    from pipeline.lockfile import read_lockfile
+    from pipeline.lockfile import parse_lockfile, read_lockfile
     from pipeline.lockprobes import probes_to_run
 
-    lock = read_lockfile(path)
+    if at:
+        from pipeline.baselines import read_at
+        from pipeline.inputs import DEFAULT_LIMIT, load_yaml
+
+        where = f"git:{at[0]}:{path}"
+        text = read_at(at[1], path, DEFAULT_LIMIT, where, at[0]).decode("utf-8", "replace")
+        lock = parse_lockfile(load_yaml(text, where), where)
+    else:
+        lock = read_lockfile(path)
     if any(entry.contract is None for entry in lock.tools.values()):
         raise InputError(path, "the lockfile pins digests only (written with --no-contract); "
                                "ci compares contracts: lock again without --no-contract")
@@ -225,7 +270,7 @@ def _overall(checked) -> tuple[str, str]:
     return ("fail" if any(r.verdict == "fail" for r in results) else "pass"), grade
 
 
-def _report(checked, args, policy) -> None:
+def _report(checked, args, policy, approvals=None) -> None:
     from pipeline.report import render
 
     from pipeline.report.safe import visible
@@ -237,14 +282,15 @@ def _report(checked, args, policy) -> None:
         elif c.updated:
             print(visible(f"{c.server_id}: wrote baseline {c.baseline_path}"))
         else:  # one line: an id cannot start a workflow command on the next
-            print(visible(f"== {c.server_id}: {c.baseline_path} -> live:{c.server_id}"))
+            print(visible(f"== {c.server_id}: {c.result.old_source} -> live:{c.server_id}"))
             sys.stdout.write(render("text", c.result))
+    stale = approvals.stale() if approvals is not None else []
     if github:
-        sys.stdout.write(annotations(checked))
+        sys.stdout.write(annotations(checked, approvals))
     verdict, grade = _overall(checked)
     counts = _counts(checked)
-    _outputs(verdict, grade, checked, counts)  # first: a later file that cannot be written leaves them set
-    markdown = summary_markdown(checked, verdict, grade, counts)
+    _outputs(verdict, grade, checked, counts, len(stale))  # first: a later file that cannot be written leaves them set
+    markdown = summary_markdown(checked, verdict, grade, counts, approvals=approvals)
     if args.markdown:
         _write(args.markdown, markdown)
     if os.environ.get("GITHUB_STEP_SUMMARY"):
@@ -255,21 +301,26 @@ def _report(checked, args, policy) -> None:
           + ", ".join(f"{n} {s}" for s, n in counts.items()))
 
 
-def _outputs(verdict, grade, checked, counts) -> None:
+def _outputs(verdict, grade, checked, counts, stale: int = 0) -> None:
     """The step outputs, when GitHub Actions asks for them (``$GITHUB_OUTPUT``)."""
     if not os.environ.get("GITHUB_OUTPUT"):
         return
+    from pipeline.gate import of
+
+    approved = sum(of(c.result).counts(c.result.changes)["approved"] for c in checked if c.result)
     lines = [f"verdict={verdict}", f"grade={grade}", f"servers={len(checked)}",
-             f"errors={sum(1 for c in checked if c.error) or int(verdict == 'error')}"]
+             f"errors={sum(1 for c in checked if c.error) or int(verdict == 'error')}",
+             f"approved={approved}", f"stale={stale}"]
     lines += [f"{s.lower()}={n}" for s, n in counts.items()]
     _write(os.environ["GITHUB_OUTPUT"], "\n".join(lines) + "\n", append=True)
 
 
-def annotations(checked) -> str:
+def annotations(checked, approvals=None) -> str:
     """GitHub workflow commands for every server, within GitHub's limits of
-    each kind per step, then one line saying how many were left out."""
+    each kind per step, then one line saying how many were left out; a
+    stale approval is a warning at its line of the approvals file."""
     from pipeline.report.github_format import annotation_lines, cap
-    from pipeline.report.safe import workflow_message
+    from pipeline.report.safe import workflow_message, workflow_property
 
     found = []
     for c in checked:
@@ -277,6 +328,10 @@ def annotations(checked) -> str:
             found.append(("error", f"::error title=mcpdelta ci::{workflow_message(c.error)}"))
         elif c.result:
             found.extend(annotation_lines(c.result, source=c.baseline_path))
+    for a in approvals.stale() if approvals is not None else []:
+        text = f"{a.fingerprint} ({a.rule} {a.entity}) matches no change; delete it"
+        found.append(("warning", f"::warning file={workflow_property(approvals.path)},line={a.line},"
+                                 f"title=stale approval::{workflow_message(text)}"))
     lines, left = cap(found)
     if left:
         lines.append(f"::notice title=mcpdelta ci::{left}: see the job summary or the SARIF log")
@@ -284,7 +339,7 @@ def annotations(checked) -> str:
 
 
 def summary_markdown(checked, verdict: str, grade: str, counts: dict,
-                     budget: int = MARKDOWN_BUDGET) -> str:
+                     budget: int = MARKDOWN_BUDGET, approvals=None) -> str:
     """The job summary: one table of every server first, then each server's
     report, cut to ``budget`` characters with a line that says what was left out."""
     from pipeline.report import render
@@ -302,6 +357,12 @@ def summary_markdown(checked, verdict: str, grade: str, counts: dict,
         else:
             state = "baseline written" if c.updated else f"error: {md_text(c.error)}"
             head.append(f"| {md_code(c.server_id)} | {state} | | " + " | ".join("" for _ in SEVERITIES) + " |")
+    from pipeline.approvals import stale_lines
+
+    stale = stale_lines(approvals)
+    if stale:
+        head += ["", f"**{len(stale)} stale approval{'s' if len(stale) != 1 else ''}** (no change matches; delete):"]
+        head += [f"- {md_text(line)}" for line in stale]
     text = "\n".join(head) + "\n"
     sections = [(c.server_id, render("markdown", c.result)) for c in checked if c.result]
     for i, (server_id, body) in enumerate(sections):

@@ -1,4 +1,7 @@
-"""``mcpdelta diff OLD NEW``: classify every change; exit 0 / 1 / 2."""
+"""``mcpdelta diff OLD NEW``: classify every change; exit 0 / 1 / 2.
+
+The verdict is the policy's, then the gate's (``pipeline.gate``): approved
+breaks never fail, ``--fail-on-security`` fails on a judge's security flag."""
 
 import sys
 
@@ -8,14 +11,16 @@ SEVERITY_CHOICES = ("BREAKING", "POTENTIALLY_BREAKING", "NON_BREAKING", "DOCUMEN
 
 
 def add_arguments(parser):
-    side = "manifest file (- for stdin), git:REV:PATH, or live:SERVER_ID with --servers"
+    side = ("manifest file (- for stdin), git:REV:PATH (REV may be merge-base(REF)), "
+            "or live:SERVER_ID with --servers")
     parser.add_argument("old", metavar="OLD", help=f"old {side}")
     parser.add_argument("new", metavar="NEW", help=f"new {side}")
     parser.add_argument("--servers", metavar="FILE", help="servers file that live:SERVER_ID sides name")
     parser.add_argument("--allow-destructive-probes", action="store_true",
                         help="live sides: let probes call tools annotated destructiveHint: true or not "
                              "annotated readOnlyHint: true (refused by default)")
-    parser.add_argument("--format", choices=FORMATS, default="text")
+    parser.add_argument("--format", choices=FORMATS, default="text", metavar="FORMAT",
+                        help=", ".join(FORMATS) + " (default: text)")
     parser.add_argument("--config", metavar="FILE",
                         help="config file (default: .mcpdelta.yml here, if present)")
     parser.add_argument("--profile", choices=("strict", "balanced", "advisory"))
@@ -34,6 +39,19 @@ def add_arguments(parser):
                              "schema changes at or above this severity, or never (default: BREAKING)")
     parser.add_argument("--witness-candidates", type=int, default=200, metavar="N",
                         help="candidates the bounded search may try per change (default: 200)")
+    add_gate_arguments(parser)
+
+
+def add_gate_arguments(parser):
+    """Options ``diff`` and ``ci`` share: approvals and the security gate."""
+    parser.add_argument("--approvals", metavar="FILE",
+                        help="approved breaks (default: .mcpdelta-approvals.yml here, if present)")
+    parser.add_argument("--approve", action="store_true",
+                        help="add an entry for every unapproved change that fails the build to the "
+                             "approvals file, for a human to give a reason and commit")
+    parser.add_argument("--reason", metavar="TEXT", help="with --approve: the reason written in each entry")
+    parser.add_argument("--fail-on-security", action="store_true",
+                        help="also fail when a judge flags a change security-relevant (severities unchanged)")
 
 
 def run(args) -> int:
@@ -67,13 +85,57 @@ def run(args) -> int:
         from pipeline.judge import annotate  # advisory notes; severities untouched
 
         annotate(result, config)
+    approvals = load_approvals(args)
+    from pipeline.gate import close
+
+    close(result, approvals, fail_on_security=args.fail_on_security)
     colour = args.color == "always" or (args.color == "auto" and not args.output and sys.stdout.isatty())
     text = render(args.format, result, colour=colour, show=show)
     if args.output:
         write_output(args.output, text)
     else:
         sys.stdout.write(text)
-    return result.exit_code
+    code = finish_approvals(args, approvals, [result])
+    return result.exit_code if code is None else code
+
+
+def load_approvals(args):
+    """The approvals file the run reads (and ``--approve`` writes)."""
+    import os
+
+    from pipeline.config import APPROVALS_NAME
+    from pipeline.errors import InputError
+
+    if args.reason is not None and not args.approve:
+        raise InputError("--reason", "goes with --approve")
+    if not (args.approvals or args.approve or os.path.lexists(APPROVALS_NAME)):
+        return None  # the usual run pays nothing for approvals
+    from pipeline import approvals as A
+
+    return A.load(args.approvals, create=args.approve)
+
+
+def finish_approvals(args, approvals, results) -> int | None:
+    """Stale entries on stderr; with ``--approve``, the new entries written
+    (then the run exits 0: its job was writing them)."""
+    if approvals is None:
+        return None
+    from pipeline import approvals as A
+
+    for line in A.stale_lines(approvals):
+        print(f"mcpdelta: {line}", file=sys.stderr)
+    if not args.approve:
+        return None
+    pending = [item for result in results for item in A.to_approve(result)]
+    expired = sum(1 for r in results for m in r.gate.marks.values() if m.expired)
+    if pending:
+        A.append(approvals, pending, args.reason)
+    todo = "" if args.reason else "; give each a reason"
+    print(f"mcpdelta: --approve: {len(pending)} approval{'s' if len(pending) != 1 else ''} added to "
+          f"{approvals.path}{todo if pending else ''}" + (
+              f"; {expired} expired approval{'s' if expired != 1 else ''} to renew by hand (expires:)"
+              if expired else "") + ("; review and commit it" if pending else ""), file=sys.stderr)
+    return 0
 
 
 def write_output(path: str, text: str) -> None:

@@ -23,9 +23,10 @@ def run(args) -> int:
         progress.finish(f"{counts['added']} new, {counts['errors']} errors")
     from pipeline.report.safe import visible  # a folder's names and files are anyone's
 
-    print(visible(f"ingested {counts['rows']} captures from {args.folder}: {counts['added']} new, "
-                  f"{counts['rows'] - counts['added']} already in {args.lake}, {counts['errors']} errors"))
-    for row in rows:
-        if not row["ok"]:
-            print(visible(f"  {row['server_id']} {row['version']}: {row['error']}"))
+    errors = counts["errors"]
+    print(visible(f"ingested {counts['rows']} capture{'' if counts['rows'] == 1 else 's'} from {args.folder}: "
+                  f"{counts['added']} new, {counts['rows'] - counts['added']} already in {args.lake}, "
+                  f"{errors} error{'' if errors == 1 else 's'}"))
+    for row in counts["failed"]:  # a re-run names only errors it recorded itself
+        print(visible(f"  {row['server_id']} {row['version']}: {row['error']}"))
     return 0

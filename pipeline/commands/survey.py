@@ -82,22 +82,24 @@ def run(args) -> int:
     return 0
 
 
+SHOWN_RELEASES = 10  # releases with breaking changes named in the text summary
+
+
+def _count(n: int, word: str) -> str:
+    """``1 server``, ``2 servers``."""
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
 def text(summary, facts) -> str:
-    out = [f"surveyed {summary['servers']} servers, {summary['captures']} captures, "
-           f"{summary['pairs']} version pairs ({summary['pairs_diffed']} diffed, "
-           f"{summary['pairs_cached']} cached), {summary['errors']} errors"]
+    out = [f"surveyed {_count(summary['servers'], 'server')}, {_count(summary['captures'], 'capture')}, "
+           f"{_count(summary['pairs'], 'version pair')} ({summary['pairs_diffed']} diffed, "
+           f"{summary['pairs_cached']} cached), {_count(summary['errors'], 'error')}"]
     if summary.get("skipped"):
         out.append(f"{summary['skipped']} releases already held in the lake, not captured again "
                    "(--recapture to capture them)")
     counts = ", ".join(f"{n} {s}" for s, n in summary["changes"].items() if n)
     out.append(f"changes: {counts or 'none'}")
-    if facts["breaking"]:
-        from pipeline.report.safe import visible  # names and paths come from the servers
-
-        out.append("breaking changes:")
-        for b in facts["breaking"]:  # the path tells apart two changes of one rule on one entity
-            out.append(visible(f"  {b['server_id']} {b['old_version']} -> {b['new_version']}  "
-                               f"{b['rule']}  {b['entity'] or '(server)'}  {b['path']}"))
+    out += _breaking_summary(facts["breaking"], summary["report"])
     if facts["rules"]:
         out.append("rule frequencies:")
         for r in facts["rules"][:15]:
@@ -107,3 +109,29 @@ def text(summary, facts) -> str:
                f"report {t['report_s']:.1f}s, total {t['total_s']:.1f}s")
     out.append(f"report: {summary['report']}")
     return "\n".join(out) + "\n"
+
+
+def _breaking_summary(breaking, report) -> list:
+    """The releases that broke most, each with its count and rules; every
+    change is in the report (and ``mcpdelta diff`` of the pair)."""
+    from pipeline.report.safe import visible  # names come from the servers
+
+    if not breaking:
+        return []
+    releases = {}
+    for b in breaking:
+        rules = releases.setdefault((b["server_id"], b["old_version"], b["new_version"]), {})
+        rules[b["rule"]] = rules.get(b["rule"], 0) + 1
+    servers = len({key[0] for key in releases})
+    out = [f"breaking changes: {len(breaking)} in {_count(len(releases), 'release')} of "
+           f"{_count(servers, 'server')}, most first:"]
+    ranked = sorted(releases, key=lambda k: -sum(releases[k].values()))  # stable: the query's order
+    for key in ranked[:SHOWN_RELEASES]:
+        rules = sorted(releases[key].items(), key=lambda item: (-item[1], item[0]))
+        named = ", ".join(f"{rule} {n}" for rule, n in rules[:3])
+        more = f", +{len(rules) - 3} more rules" if len(rules) > 3 else ""
+        out.append(visible(f"  {key[0]} {key[1]} -> {key[2]}: {sum(releases[key].values())} ({named}{more})"))
+    if len(ranked) > SHOWN_RELEASES:
+        out.append(f"  +{_count(len(ranked) - SHOWN_RELEASES, 'more release')}")
+    out.append(f"  every change: {report} (or mcpdelta diff of the two captures)")
+    return out

@@ -147,7 +147,8 @@ class Session:
             return result
         return None
 
-    async def initialize(self, notes: Notes) -> dict:
+    async def initialize(self, notes: Notes, timeout: float | None = None) -> dict:
+        timeout = self.limits.start_timeout_s if timeout is None else timeout
         if hasattr(self.transport, "protocol_version"):
             self.transport.protocol_version = None
         params = {
@@ -156,7 +157,7 @@ class Session:
             "clientInfo": self.client.client_info(),
         }
         try:
-            result = await self.call("initialize", params, self.limits.start_timeout_s)
+            result = await self.call("initialize", params, timeout)
         except jsonrpc.RpcError as exc:
             # "Unsupported protocol version" with data.supported: try once with the newest of those
             data = exc.error.get("data") if isinstance(exc.error, dict) else None
@@ -170,7 +171,7 @@ class Session:
             notes.offered_protocol = max(supported)
             params["protocolVersion"] = notes.offered_protocol
             try:
-                result = await self.call("initialize", params, self.limits.start_timeout_s)
+                result = await self.call("initialize", params, timeout)
             except jsonrpc.RpcError as again:
                 raise CrawlError("protocol_error", f"the server refused initialize: {again}") from None
         version = result.get("protocolVersion")
@@ -225,6 +226,18 @@ async def capture(transport, limits: Limits, client: ClientIdentity | None = Non
     client = client or ClientIdentity()
     notes = Notes(offered_protocol=client.protocol_version)
     session = Session(transport, limits, client)
+    # start_timeout_s bounds the whole start: connecting, server/discover and
+    # initialize share it, so a server that never answers fails after it, not
+    # after it once per handshake tried
+    clock = asyncio.get_running_loop().time
+    deadline = clock() + limits.start_timeout_s
+
+    def left() -> float:
+        if clock() >= deadline:
+            raise CrawlError("timeout", f"initialize: no answer within {limits.start_timeout_s:g}s",
+                             transient=transport.remote)
+        return deadline - clock()
+
     try:
         async with asyncio.timeout(limits.start_timeout_s):
             await transport.start()
@@ -232,11 +245,16 @@ async def capture(transport, limits: Limits, client: ClientIdentity | None = Non
         raise CrawlError("timeout", f"could not connect within {limits.start_timeout_s:g}s",
                          transient=transport.remote) from None
     asked = discover and client.modern_version
-    found = await session.discover(notes) if asked else None
+    # discover may take half the start at most: an older server that ignores it gets the rest
+    found = await session.discover(notes, min(limits.discover_timeout_s, limits.start_timeout_s / 2, left())) \
+        if asked else None
     if found is None:
         try:
-            manifest = dict(await session.initialize(notes))
+            manifest = dict(await session.initialize(notes, left()))
         except CrawlError as exc:
+            if exc.kind == "timeout":  # the start's shared limit, not initialize's share of it
+                raise CrawlError("timeout", f"no answer to {'server/discover or ' if asked else ''}initialize "
+                                            f"within {limits.start_timeout_s:g}s", transient=exc.transient) from None
             # an older server can die of the unknown method after it stopped
             # answering: start it again and ask only initialize
             if asked and exc.kind == "server_exited" and not transport.remote:
@@ -245,7 +263,7 @@ async def capture(transport, limits: Limits, client: ClientIdentity | None = Non
             raise
         except ModernAfterAll:
             late = notes.discover_note
-            found = await session.discover(notes, limits.start_timeout_s)  # it has started: no race now
+            found = await session.discover(notes, left())  # it has started: no race now
             notes.discover_note = f"{late}; initialize was then refused with -32022, and server/discover asked again"
             if found is None:
                 raise CrawlError("protocol_error", "initialize was refused for server/discover, "

@@ -39,6 +39,11 @@ def load_judges(config, environ=None, attempts=None) -> list:
     specs = parse_judges(getattr(config, "judges", None) or [])
     if not specs:
         return []
+    # judges configured without the judges extra: a ModuleNotFoundError the
+    # command line turns into one line naming the extra (exit 2), before any
+    # change is judged, rather than a judge_error note on every change
+    import openai  # noqa: F401
+
     from pipeline.judge.jury import Judge
 
     environ = os.environ if environ is None else environ

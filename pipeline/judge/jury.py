@@ -125,10 +125,13 @@ def _dispatch(judge, questions, cache):
             # so the outcome does not depend on timing.
             while not judge.budget.reserve(cost):
                 if not pending:
-                    question.outcome = (N.BUDGET_EXHAUSTED,
-                                        f"{judge.name}: token budget spent ({judge.budget.spent} of "
-                                        f"{judge.budget.limit} used; this call could need up to {cost}); "
-                                        "not asked")
+                    if judge.budget.spent == 0:  # not spent: too small for even one call
+                        why = (f"budget_tokens {judge.budget.limit} is too small for this call, which could "
+                               f"need up to {cost} tokens (raise budget_tokens)")
+                    else:
+                        why = (f"token budget spent ({judge.budget.spent} of {judge.budget.limit} used; "
+                               f"this call could need up to {cost})")
+                    question.outcome = (N.BUDGET_EXHAUSTED, f"{judge.name}: {why}; not asked")
                     break
                 _, pending = wait(pending, return_when=FIRST_COMPLETED)
             if question.outcome is not None:

@@ -355,5 +355,6 @@ def store(lake, rows, attempts=()) -> dict:
     lake.append("manifests", [{k: v for k, v in row.items() if k not in ("tools", "probes")} for row in fresh],
                 batch)
     lake.append("attempts", new_attempts, batch)
-    return {"rows": len(rows), "added": len(fresh), "errors": sum(not r["ok"] for r in fresh),
+    failed = [r for r in fresh if not r["ok"]]  # this run's new error rows (not the lake's old ones)
+    return {"rows": len(rows), "added": len(fresh), "errors": len(failed), "failed": failed,
             "attempts": len(new_attempts)}

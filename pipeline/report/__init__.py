@@ -2,7 +2,7 @@
 
 import importlib
 
-FORMATS = ("text", "json", "markdown", "sarif", "github", "junit")
+FORMATS = ("text", "json", "markdown", "sarif", "github", "junit", "changelog")
 
 
 def render(fmt: str, result, **options) -> str:
@@ -41,7 +41,17 @@ def headline(result) -> str:
     text = f"{total - suppressed} change{'s' if total - suppressed != 1 else ''} ({', '.join(parts)})"
     if suppressed:
         text += f", {suppressed} suppressed"
-    return text
+    return text + gate_counts(result)
+
+
+def gate_counts(result) -> str:
+    """``, 2 approved, 1 approval expired, 1 security-relevant``: what the
+    gate (approvals, judges' security flags) made of the changes; '' for none."""
+    from pipeline.gate import of
+
+    counts = of(result).counts(result.changes)
+    words = {"approved": "approved", "expired": "approval{s} expired", "security": "security-relevant"}
+    return "".join(f", {n} {words[k].format(s='s' if n != 1 else '')}" for k, n in counts.items() if n)
 
 
 def kind_of(entity_path: str) -> str:

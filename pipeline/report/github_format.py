@@ -7,9 +7,10 @@ annotations of each kind per step; the rest would be dropped silently, so
 past ``max_annotations`` of a kind the summary line counts what was left
 out instead. ``mcpdelta ci`` applies the same cap across all its servers."""
 
+from pipeline.gate import of, security_notes
 from pipeline.report import headline
 from pipeline.report.safe import visible, workflow_message, workflow_property
-from pipeline.report.view import message
+from pipeline.report.view import approval_text, message
 
 MAX_ANNOTATIONS = 10
 KINDS = ("error", "warning", "notice")
@@ -19,18 +20,29 @@ def annotation_lines(result, source: str | None = None) -> list[tuple[str, str]]
     """(kind, workflow command) for every unsuppressed change, located at
     ``source`` (default: the new side)."""
     lines = []
+    gate = of(result)
     file = workflow_property(source or result.new_source)
     for c in result.changes:
         if c.suppressed:
             continue
-        if result.policy.fails(c):
+        flagged = security_notes(c)
+        mark = gate.mark(c)
+        if gate.fails(result.policy, c):
             kind = "error"
-        elif c.severity in ("BREAKING", "POTENTIALLY_BREAKING"):
+        elif gate.approved(c):
+            kind = "notice"
+        elif c.severity in ("BREAKING", "POTENTIALLY_BREAKING") or flagged:
             kind = "warning"
         else:
             kind = "notice"
-        title = workflow_property(f"{c.severity} {c.rule}")
-        lines.append((kind, f"::{kind} file={file},title={title}::{workflow_message(message(c) + ' ' + c.path)}"))
+        title = f"{c.severity} {c.rule}" + (" (approved)" if gate.approved(c) else "") \
+            + (" security-relevant" if flagged else "")
+        text = message(c) + " " + c.path
+        if mark is not None:
+            text += f" ({approval_text(mark)})"
+        if flagged:
+            text += f" (judge, security-relevant: {flagged[-1].get('summary', '')})"
+        lines.append((kind, f"::{kind} file={file},title={workflow_property(title)}::{workflow_message(text)}"))
     return lines
 
 

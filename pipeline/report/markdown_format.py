@@ -3,11 +3,12 @@ a summary table first, then the changes by entity kind and rule, long
 entity lists and the less severe kinds of change collapsed, and the whole
 kept under ``max_chars`` (GitHub holds 65,536 characters in a comment)."""
 
+from pipeline.gate import of
 from pipeline.report import headline
 from pipeline.report.safe import md_code as code
 from pipeline.report.safe import md_text as text
 from pipeline.report.safe import no_command_lines
-from pipeline.report.view import compact, cut, hidden_count, plural, rule_counts, sections
+from pipeline.report.view import approval_text, compact, cut, hidden_count, plural, rule_counts, sections
 
 _ICONS = {"BREAKING": "🔴", "POTENTIALLY_BREAKING": "🟠", "NON_BREAKING": "🟢",
           "DOCUMENTATION": "📝"}
@@ -30,8 +31,9 @@ def _group_block(group) -> list:
     sev = "suppressed" if group.suppressed else group.severity
     icon = "⚪" if group.suppressed else _ICONS[group.severity]
     count = f" · {len(group.entities)} {plural(group.kind, len(group.entities))}" if len(group.entities) > 1 else ""
-    out = ["", f"#### {icon} `{group.rule}` ({sev}){count}", ""]
-    if not group.suppressed and group.severity in ("BREAKING", "POTENTIALLY_BREAKING"):
+    approved = " · approved" if group.approved else ""
+    out = ["", f"#### {icon} `{group.rule}` ({sev}){count}{approved}", ""]
+    if not group.suppressed and not group.approved and group.severity in ("BREAKING", "POTENTIALLY_BREAKING"):
         out += [f"> {text(group.note)}", ""]
     return out
 
@@ -49,23 +51,27 @@ def _statement_block(group, s) -> list:
         out.append(f"  <br>new: {text(cut(new))}")
     if s.changes[0].suppressed:
         out.append(f"  <br>suppressed: {text(s.changes[0].suppressed_reason)}")
+    if s.mark is not None:
+        out.append(f"  <br>{'⏰' if s.mark.expired else '✔️'} {text(approval_text(s.mark))}")
     if s.witness:
         evidence, entity = s.witness
         where = f" (for {code(entity)})" if entity is not None and len(s.entities) > 1 else ""
         value = code(evidence) if any(c.witness for c in s.changes) else text(evidence)  # a value, or a note
         out.append(f"  <br>witness{where}: {value}")
-    for entity, note in s.advisory:
+    for entity, note, security in s.advisory:
         where = f" ({code(entity)})" if len(s.entities) > 1 else ""
-        out.append(f"  <br>judge{where}: {text(note)}")
+        flag = " ⚠️ **security-relevant**" if security else ""
+        out.append(f"  <br>judge{where}{flag}: {text(note)}")
     return out
 
 
 def render(result, show: str = "DOCUMENTATION", max_chars: int = MAX_CHARS, **_) -> str:
     status = "❌ fail" if result.verdict == "fail" else "✅ pass"
+    security = ", security" if of(result).fail_on_security else ""
     head = [
         "## mcpdelta contract diff",
         "",
-        f"**{status}** (fail on `{result.fail_on}`) · grade **{result.grade}** · {text(headline(result))}",
+        f"**{status}** (fail on `{result.fail_on}`{security}) · grade **{result.grade}** · {text(headline(result))}",
         "",
         "| Severity | Count |",
         "| --- | ---: |",
@@ -80,7 +86,7 @@ def render(result, show: str = "DOCUMENTATION", max_chars: int = MAX_CHARS, **_)
         head += ["", f"{hidden} change{'s' if hidden != 1 else ''} below `{show}` not shown."]
 
     blocks = []  # (lines, changes it shows): the unit the size limit keeps or drops
-    for section in sections(result.changes, show):
+    for section in sections(result.changes, show, of(result)):
         minor = all(g.suppressed or g.severity in ("NON_BREAKING", "DOCUMENTATION") for g in section.groups)
         title = "Server" if section.kind == "server" else section.title.capitalize()
         blocks.append(([""] + ([f"<details><summary><b>{title}</b></summary>", ""] if minor

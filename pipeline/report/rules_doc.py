@@ -29,6 +29,8 @@ def rules_markdown() -> str:
         "Every change mcpdelta can report, with its default severity and what to do",
         "about it. Rule ids are stable: a reclassification adds a new id. Silence a rule",
         "with `ignore` or change its severity with `severity_overrides` in `.mcpdelta.yml`.",
+        "`mcpdelta rules RULE` (or a glob: `'tool.input.*'`) explains a rule with an example",
+        "pair and the report it gives.",
         "",
         f"{len(RULES)} rules.",
         "",

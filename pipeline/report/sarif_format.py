@@ -4,6 +4,7 @@ import json
 
 from pipeline import ENGINE_NAME, __version__
 from pipeline.engine.catalog import RULES
+from pipeline.gate import fails, of, security_relevant
 from pipeline.report.safe import json_text
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -12,7 +13,7 @@ SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 def level(result, change) -> str:
     """error at or above the failure threshold, warning for other possible
     breaks, note for the rest."""
-    if result.policy.fails(change) or (not change.suppressed and change.severity == "BREAKING"
+    if fails(result, change) or (not change.suppressed and change.severity == "BREAKING"
                                        and result.fail_on != "never"):
         return "error"
     if change.severity in ("BREAKING", "POTENTIALLY_BREAKING"):
@@ -45,8 +46,10 @@ def empty_log() -> dict:
 
 def render(result, **_) -> str:
     ids = list(RULES)
+    gate = of(result)
     results = []
     for change in result.changes:
+        mark = gate.mark(change)
         entry = {
             "ruleId": change.rule,
             "ruleIndex": ids.index(change.rule),
@@ -61,10 +64,15 @@ def render(result, **_) -> str:
                            "default_severity": change.default_severity,
                            "entity": change.entity, "path": change.path,
                            "old": change.old, "new": change.new,
-                           "witness": change.witness, "witness_note": change.witness_note},
+                           "witness": change.witness, "witness_note": change.witness_note,
+                           "advisory": change.advisory, "security_relevant": security_relevant(change),
+                           "approval": mark.as_json() if mark is not None else None},
         }
         if change.suppressed:
             entry["suppressions"] = [{"kind": "external", "justification": change.suppressed_reason}]
+        elif mark is not None and not mark.expired:  # approved: still listed, not an alert
+            entry["suppressions"] = [{"kind": "external", "status": "accepted",
+                                      "justification": f"approved: {mark.approval.reason}"}]
         results.append(entry)
     log = {
         "$schema": SCHEMA,
@@ -73,7 +81,8 @@ def render(result, **_) -> str:
             "tool": {"driver": _driver()},
             "results": results,
             "properties": {"grade": result.grade, "verdict": result.verdict,
-                           "fail_on": result.fail_on, "summary": result.summary},
+                           "fail_on": result.fail_on, "summary": result.summary,
+                           "fail_on_security": gate.fail_on_security},
         }],
     }
     return json_text(json.dumps(log, indent=2, ensure_ascii=False)) + "\n"

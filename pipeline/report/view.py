@@ -128,8 +128,9 @@ def cut(text, limit: int = PROSE_LIMIT) -> str:
 class Statement:
     """One message shared by one or more entities under one rule."""
 
-    def __init__(self, text, changes, group_note=False):
+    def __init__(self, text, changes, group_note=False, mark=None):
         self.group_note = group_note  # the group states the witness note
+        self.mark = mark  # the approval all its changes share (approved or expired), or None
         self.text = text  # with the entity placeholder when shared
         self.changes = changes
         self.entities = sorted({c.entity for c in changes if c.entity is not None}, key=natural_key)
@@ -162,28 +163,44 @@ class Statement:
 
     @property
     def advisory(self) -> list:
+        """(entity, summary, security-relevant) of every judge note."""
         out = []
         for c in self.changes:
             for note in c.advisory:
-                out.append((c.entity, note.get("summary", note) if isinstance(note, dict) else note))
+                if isinstance(note, dict):
+                    out.append((c.entity, note.get("summary", note), bool(note.get("security_relevant"))))
+                else:
+                    out.append((c.entity, note, False))
         return out
+
+
+def approval_text(mark) -> str:
+    """``approved: REASON (until DATE)``, or how an approval expired."""
+    a = mark.approval
+    if mark.expired:
+        return f"approval expired {a.expires.isoformat()} (fails again): {a.reason}"
+    return f"approved: {a.reason}" + (f" (until {a.expires.isoformat()})" if a.expires else "")
 
 
 class Group:
     """Every change of one rule at one severity (and suppression) in a section."""
 
-    def __init__(self, kind, rule, severity, suppressed, changes):
+    def __init__(self, kind, rule, severity, suppressed, changes, gate=None, approved=False):
         self.kind, self.rule, self.severity, self.suppressed = kind, rule, severity, suppressed
+        self.approved = approved  # every change approved: shown, never failing
         self.changes = changes
         self.note = RULES[rule].note
         self.entities = sorted({c.entity for c in changes if c.entity is not None}, key=natural_key)
         notes = {(c.witness is None, c.witness_note) for c in changes}
         # one reason for no witness shared by the whole group is said once
         self.witness_note = next(iter(notes))[1] if len(notes) == 1 and next(iter(notes))[0] else None
+        marks = gate.marks if gate is not None else {}
         by_text = {}
         for c in changes:
+            mark = marks.get(c)
             key = (message(c, _PLACEHOLDER[kind]), c.suppressed_reason,
-                   (c.old, c.new) if RULES[c.rule].prose else None)
+                   (c.old, c.new) if RULES[c.rule].prose else None,
+                   None if mark is None else (mark.approval.reason, str(mark.approval.expires), mark.expired))
             by_text.setdefault(repr(key), []).append(c)
         statements = []
         for members in by_text.values():
@@ -191,7 +208,8 @@ class Group:
                 text = message(members[0])
             else:
                 text = message(members[0], _PLACEHOLDER[kind])
-            statements.append(Statement(text, members, group_note=self.witness_note is not None))
+            statements.append(Statement(text, members, group_note=self.witness_note is not None,
+                                        mark=marks.get(members[0])))
         self.statements = sorted(statements, key=lambda s: (natural_key(s.entities[0] if s.entities else ""),
                                                             s.text))
 
@@ -214,21 +232,23 @@ def shown(change, show: str) -> bool:
     return RANK[change.severity] >= RANK[show]
 
 
-def sections(changes, show: str = "DOCUMENTATION") -> list:
-    """Live changes at or above ``show``, arranged; suppressed ones come last
-    in a section of their own kind order."""
+def sections(changes, show: str = "DOCUMENTATION", gate=None) -> list:
+    """Live changes at or above ``show``, arranged; approved ones after the
+    live ones of their kind, suppressed ones last. ``gate`` (pipeline.gate)
+    says which are approved."""
     buckets = {}
     for c in changes:
         if not shown(c, show):
             continue
-        key = (kind_of(c.path), c.rule, c.severity, c.suppressed)
+        approved = gate is not None and gate.approved(c)
+        key = (kind_of(c.path), c.rule, c.severity, c.suppressed, approved)
         buckets.setdefault(key, []).append(c)
     out = []
     for _, kind, _plural in KINDS:
-        groups = [Group(kind, rule, severity, suppressed, members)
-                  for (k, rule, severity, suppressed), members in buckets.items() if k == kind]
+        groups = [Group(kind, rule, severity, suppressed, members, gate, approved)
+                  for (k, rule, severity, suppressed, approved), members in buckets.items() if k == kind]
         if groups:
-            groups.sort(key=lambda g: (g.suppressed, -RANK[g.severity], g.rule))
+            groups.sort(key=lambda g: (g.suppressed, g.approved, -RANK[g.severity], g.rule))
             out.append(Section(kind, groups))
     return out
 

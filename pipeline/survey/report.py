@@ -27,6 +27,9 @@ COLOURS = {"BREAKING": "#c62828", "POTENTIALLY_BREAKING": "#ef6c00",
 EVIDENCE_COLOURS = {"proven": "#c62828", "by_rule": "#e57373", "unexplained": "#f4c7c3"}
 EVIDENCE_LABELS = {"proven": "BREAKING, proven", "by_rule": "BREAKING, by rule",
                    "unexplained": "BREAKING, unexplained"}
+# the semver heatmap's cells: no step, honest, under-bumped, declares no bump
+# (calver, unknown): white, green, red, blue, told apart at a glance
+HONESTY_COLOURS = ("#ffffff", "#2e7d32", "#c62828", "#3f51b5")
 GRADES = ("none", "patch", "minor", "major")
 # what ``semver_honesty`` declares for a version that promises no bump: a
 # calendar version, and one that does not parse (sql/release_steps.sql)
@@ -66,7 +69,9 @@ def open_lake(root, servers=None, engine_version=None, policy_hash=None):
     """
     from pipeline.lake import Lake
 
-    con = Lake(str(root)).connect()
+    lake = Lake(str(root))
+    lake.require()  # no lake: the CLI's one-line error, not an analysis of empty frames
+    con = lake.connect()
     if engine_version is None and policy_hash is None:
         latest = con.execute("SELECT engine_version, policy_hash FROM all_pairs "
                              "ORDER BY diffed_at DESC LIMIT 1").fetchall()
@@ -174,7 +179,6 @@ def _stacked_bars(axis, labels, counts_by_label) -> list:
     ``proven``, ``by_rule``, ``unexplained``); returns each bar's total."""
     left = [0] * len(labels)
     for severity in SEVERITIES:
-        counts = [c.get(severity, 0) for c in counts_by_label]
         split = severity == "BREAKING" and any(k in c for c in counts_by_label for k in EVIDENCE_COLOURS)
         for key in (EVIDENCE_COLOURS if split else (severity,)):
             part = [c.get(key, 0) for c in counts_by_label]
@@ -239,72 +243,96 @@ def plot_rule_frequencies(rules, top=25):
     return figure
 
 
-def _count_scale(axis, highest):
-    """A count axis that one spike cannot flatten: linear up to 10, then
-    symmetric-log (linear below 1, so 0 stays on the axis)."""
-    from matplotlib.ticker import FixedLocator, NullLocator
-
-    if highest <= 10:
-        axis.set_ylim(-0.3, highest * 1.25 + 0.8)
-        _integer_ticks(axis.yaxis)
-        return "breaking changes"
-    axis.set_yscale("symlog", linthresh=1, linscale=0.5)
-    ticks = [0, 1] + [10 ** k for k in range(1, len(str(int(highest))))]
-    axis.yaxis.set_major_locator(FixedLocator(ticks))
-    axis.yaxis.set_minor_locator(NullLocator())
-    axis.set_yticklabels([str(t) for t in ticks])
-    axis.set_ylim(-0.2, highest * 2)
-    return "breaking changes (log scale)"
+SHORT_SPAN_DAYS = 2  # dates closer than this are one crawl's capture times, not a history
 
 
 def plot_breaking_by_version(rows, top=10):
-    """One colour per server: the breaking changes each release shipped, at
-    the date it came out (rows of ``breaking_by_version``: the publish date,
-    else the first capture); a solid line and dots for the proven ones (a
-    witness confirmed by a validator, where the rows give ``proven``), a
-    thin dashed line for every break; the ``top`` servers that broke most
-    with a proof, then in all. A log scale once one release passes 10, the
-    largest releases named."""
+    """One row per server (the ``top`` that broke most, most first), one mark
+    per release at the date it came out (rows of ``breaking_by_version``:
+    the publish date, else the first capture): a disc whose area grows with
+    the breaking changes the release shipped, or a small grey dot for a
+    release that broke nothing. Where the rows give ``proven`` (a witness a
+    validator confirmed), the disc is light red for every break with a dark
+    red core for the proven ones, labelled "proven/all", and servers rank
+    by proven breaks first. Rows never cross and each count sits in its own
+    row. When every date falls within ``SHORT_SPAN_DAYS`` (captures of one
+    crawl, no publish dates), a time axis would read in seconds: releases
+    stand in version order instead, each named under its mark."""
+    import datetime as dt
+    import math
+
     from matplotlib.dates import AutoDateLocator, ConciseDateFormatter
+    from matplotlib.lines import Line2D
 
     servers = {}
-    for row in _rows(rows):
+    for row in _rows(rows):  # in version order per server (the query's order)
         if row.get("released_at") is not None:
             servers.setdefault(row["server_id"], []).append(row)
     split = any(r.get("proven") is not None for rs in servers.values() for r in rs)
     proven = (lambda r: r.get("proven") or 0) if split else (lambda r: r["breaking"] or 0)  # noqa: E731
     ranked = sorted(servers, key=lambda s: (-sum(proven(r) for r in servers[s]),
                                              -sum(r["breaking"] or 0 for r in servers[s]), s))[:top]
-    figure = _figure(9, 4.2)
+    figure = _figure(9, 0.55 * max(len(ranked), 3) + 1.9)
     axis = figure.subplots()
-    title = "Proven and all breaking changes per server over time" if split else \
-        "Breaking changes per server over time"
+    title = "Breaking changes per release, by server" + (" (proven/all)" if split else "")
     if not ranked:
         _empty(axis)
         axis.set_title(title)
         return figure
-    points = [(r, server) for server in ranked for r in servers[server]]
-    largest = sorted((p for p in points if proven(p[0]) > 0), key=lambda p: -proven(p[0]))[:4]
-    for server, name in zip(sorted(ranked), _labels(sorted(ranked))):
-        series = sorted(servers[server], key=lambda r: r["released_at"])
-        dates = [r["released_at"] for r in series]
-        line, = axis.plot(dates, [proven(r) for r in series], marker="o", markersize=4, label=name)
-        if split:
-            axis.plot(dates, [r["breaking"] or 0 for r in series], linestyle="--", linewidth=0.8,
-                      color=line.get_color(), alpha=0.6)
-    for r, server in largest:
-        axis.annotate(_label(f"{server} {r['version']}: {proven(r)}"), (r["released_at"], proven(r)),
-                      textcoords="offset points", xytext=(5, 4), fontsize="x-small", color="#333")
-    scale = _count_scale(axis, max(r["breaking"] or 0 for r, _ in points))
-    axis.set_ylabel(scale.replace("breaking changes", "proven breaking changes") if split else scale)
-    locator = AutoDateLocator()
-    axis.xaxis.set_major_locator(locator)
-    axis.xaxis.set_major_formatter(ConciseDateFormatter(locator))
-    axis.set_xlabel("release date (publish date; capture date when unknown)" +
-                    ("; dashed: every breaking change" if split else ""))
+    dates = [r["released_at"] for s in ranked for r in servers[s]]
+    by_date = max(dates) - min(dates) >= dt.timedelta(days=SHORT_SPAN_DAYS)
+    most = max((r["breaking"] or 0) for s in ranked for r in servers[s]) or 1
+    largest = sorted(((r["breaking"] or 0, s, r["version"]) for s in ranked for r in servers[s]),
+                     reverse=True)[:4]
+    named = {(s, v) for n, s, v in largest if n > 0}
+
+    def area(n: int) -> float:
+        return 40 + 560 * math.sqrt(n / most)
+
+    for y, server in enumerate(reversed(ranked)):
+        series = servers[server]
+        xs = [r["released_at"] for r in series] if by_date else list(range(len(series)))
+        axis.plot([xs[0], xs[-1]], [y, y], color="#dddddd", linewidth=1, zorder=1)
+        quiet = [x for x, r in zip(xs, series) if not r["breaking"]]
+        axis.scatter(quiet, [y] * len(quiet), s=14, color="#9e9e9e", zorder=2)
+        for x, r in zip(xs, series):
+            n = r["breaking"] or 0
+            size = area(n) if n else 14
+            if n:
+                outer = EVIDENCE_COLOURS["by_rule"] if split else COLOURS["BREAKING"]
+                axis.scatter([x], [y], s=size, color=outer, alpha=0.85, zorder=3,
+                             edgecolors="white", linewidths=0.5)
+                if split and proven(r):  # the core's area is the proven share of the disc's
+                    axis.scatter([x], [y], s=size * proven(r) / n, color=EVIDENCE_COLOURS["proven"],
+                                 zorder=4, linewidths=0)
+                count = f"{proven(r)}/{n}" if split else str(n)
+                text = f"{r['version']}: {count}" if by_date and (server, r["version"]) in named else count
+                axis.annotate(text, (x, y), xytext=(0, 7 + math.sqrt(size) / 2), textcoords="offset points",
+                              ha="center", va="bottom", fontsize="x-small", color="#333")
+            if not by_date:
+                axis.annotate(str(r["version"]), (x, y), xytext=(0, -3 - math.sqrt(size) / 2),
+                              textcoords="offset points",
+                              ha="center", va="top", fontsize="xx-small", color="#555")
+    axis.set_yticks(range(len(ranked)), _labels(list(reversed(ranked))))
+    axis.set_ylim(-0.8, len(ranked) - 0.2)
+    axis.margins(x=0.06)
+    if by_date:
+        locator = AutoDateLocator()
+        axis.xaxis.set_major_locator(locator)
+        axis.xaxis.set_major_formatter(ConciseDateFormatter(locator))
+        axis.set_xlabel("release date (publish date; capture date when unknown)")
+    else:
+        axis.set_xticks([])
+        axis.set_xlabel(f"releases in version order (all captured on {min(dates):%Y-%m-%d}; no publish dates)")
+    if split:
+        axis.legend(handles=[Line2D([], [], marker="o", linestyle="", color=EVIDENCE_COLOURS[key], label=label)
+                             for key, label in (("proven", "proven"), ("by_rule", "every breaking change"))],
+                    **_LEGEND_RIGHT)
     more = f" (top {len(ranked)} of {len(servers)})" if len(servers) > len(ranked) else ""
     axis.set_title(title + more)
-    axis.legend(**_LEGEND_RIGHT)
+    for side in ("top", "right", "left"):
+        axis.spines[side].set_visible(False)
+    axis.tick_params(axis="y", length=0)
     return figure
 
 
@@ -373,13 +401,16 @@ def plot_semver_honesty(pairs, top=15):
                 kind[i, j] = 3 if d in DECLARES_NOTHING else (1 if GRADES.index(d) >= j else 2)
                 left.text(j, i, str(n), ha="center", va="center", fontsize="medium",
                           color="white", fontweight="bold")
-    left.imshow(kind, cmap=ListedColormap(["#f2f2f2", "#2e7d32", "#c62828", "#9e9e9e"]),
-                vmin=0, vmax=3, aspect="auto")
+    left.imshow(kind, cmap=ListedColormap(HONESTY_COLOURS), vmin=0, vmax=3, aspect="auto")
+    left.set_xticks([j + 0.5 for j in range(len(GRADES) - 1)], minor=True)
+    left.set_yticks([i + 0.5 for i in range(len(declared_axis) - 1)], minor=True)
+    left.grid(which="minor", color="#d0d0d0", linewidth=0.8)
+    left.tick_params(which="minor", length=0)
     left.set_xticks(range(len(GRADES)), GRADES)
     left.set_yticks(range(len(declared_axis)), declared_axis)
     left.set_xlabel("grade the changes earned")
     left.set_ylabel("bump the version number declared")
-    key = "green honest, red under-bumped" + (", grey declares no bump" if silent else "")
+    key = "green honest, red under-bumped" + (", blue declares no bump" if silent else "")
     left.set_title(f"Declared bump vs computed grade\n({key})", fontsize="medium")
     per_server = {}
     for r in rows:
@@ -523,15 +554,17 @@ PLOTS = {p.name: p for p in (
          "\u201caxis cut\u201d is longer than the axis shows."),
     Plot("breaking_by_version", "Breaking changes over time", ("breaking_by_version",),
          plot_breaking_by_version,
-         "Each point is one release of one server, at its publish date: the proven breaking changes it "
-         "brought against the release before (the dashed line: every breaking change); above 10 the scale "
-         "is logarithmic, so small releases stay visible."),
+         "Each row is one server, each mark one of its releases at its publish date (capture date when "
+         "unknown): a disc sized by the breaking changes it brought against the release before, its dark "
+         "core the proven ones, labelled proven/all; a grey dot broke nothing. Captures of one crawl with "
+         "no publish dates stand in version order."),
     Plot("severity_mix", "Severity mix per server", ("analysis/severity_by_release",), plot_severity_mix,
          "Each bar is one server: the share of its changes at each severity over all its releases; "
          "n is how many changes the shares are of."),
     Plot("semver_honesty", "Semver honesty", ("semver_honesty",), plot_semver_honesty,
          "Left: each release step by the bump its version number declared (rows) and the grade its changes "
-         "earned (columns); red cells under-bumped. Right: the same steps per server."),
+         "earned (columns); green honest, red under-bumped, blue a calendar or unparsed version (it declares "
+         "no bump). Right: the same steps per server."),
     Plot("description_drift", "Description drift", ("description_drift",), plot_description_drift,
          "Each bar is one server: how many of its descriptions, titles and instructions changed, "
          "coloured by the prose classifier's verdict."),
@@ -676,8 +709,9 @@ def page(facts) -> str:
             f"<tr><td>{e(r['server_id'])}</td><td>{e(str(r['old_version']))}</td>"
             f"<td>{e(str(r['new_version']))}</td><td>{e(r['declared'])}</td><td>{e(r['grade'])}</td></tr>"
             for r in _under_bumped(facts))
-        under = ("<h2>Under-bumped releases</h2><table><tr><th>Server</th><th>From</th><th>To</th>"
-                 f"<th>Declared</th><th>Earned</th></tr>{cells}</table>")
+        under = ("<h2>Under-bumped releases</h2>" + (
+            "<table><tr><th>Server</th><th>From</th><th>To</th>"
+            f"<th>Declared</th><th>Earned</th></tr>{cells}</table>" if cells else "<p>None found.</p>"))
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>mcpdelta survey</title>
 <style>body{{font-family:system-ui,sans-serif;max-width:70em;margin:2em auto;padding:0 1em}}

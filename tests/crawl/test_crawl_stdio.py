@@ -135,6 +135,16 @@ def test_hang_times_out_and_the_whole_group_dies(tmp_path, monkeypatch, mode):
     assert not alive(server) and not alive(child)
 
 
+def test_the_start_limit_bounds_discover_and_initialize_together(tmp_path):
+    """``timeout_s: N``: a server that never answers fails after about N
+    seconds, not after N once per handshake tried (server/discover, then
+    initialize)."""
+    rec = only(run_crawl([stdio_target("hang")], tmp_path, fast_limits(start_timeout_s=2.0)))
+    assert rec.error_kind == "timeout"
+    assert rec.error == "no answer to server/discover or initialize within 2s"
+    assert 2000 <= rec.capture_ms < 3000
+
+
 def test_total_timeout_bounds_a_slow_capture(tmp_path):
     rec = only(run_crawl([stdio_target("hang")], tmp_path, fast_limits(total_timeout_s=1.0)))
     assert rec.error_kind == "timeout" and "total time limit" in rec.error

@@ -98,6 +98,7 @@ NO_CHANGE = {
     "github": lambda out: out.strip() == "mcpdelta: no changes; grade none; pass",
     "junit": lambda out: (lambda root: (root.get("tests"), root.get("failures")) == ("0", "0"))(
         ET.fromstring(out)),
+    "changelog": lambda out: "Grade **none**: no changes." in out,
 }
 
 

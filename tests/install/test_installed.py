@@ -67,6 +67,8 @@ def test_the_wheel_carries_what_the_code_reads(wheel):
         assert f"pipeline/_bundled/sql/{sql.relative_to(ROOT / 'sql')}" in names
     for path in [*(ROOT / "data" / "servers").glob("*.yaml"), *(ROOT / "data" / "demo").glob("*.py")]:
         assert f"pipeline/_bundled/{path.relative_to(ROOT)}" in names
+    for case in (ROOT / "tests" / "engine" / "cases").glob("*.yaml"):
+        assert f"pipeline/_bundled/rule_cases/{case.name}" in names
     assert "flows/survey.py" in names and "flows/nightly.py" in names
     assert not [n for n in names if "__pycache__" in n]
 
@@ -120,14 +122,19 @@ def test_base_install_runs_the_ci_gates(base, tmp_path):
     assert lock.returncode == 0
     assert run_in(base, tmp_path, "verify-lock", PAIR / "new.json", "--lock", "lock.yaml").returncode == 2
     assert run_in(base, tmp_path, "rules", "--format", "json").returncode == 0
+    explained = run_in(base, tmp_path, "rules", "tool.removed")  # its example read from the wheel
+    assert explained.returncode == 0 and "Tool export was removed." in explained.stdout
     assert run_in(base, tmp_path, "-V").stdout.startswith("mcpdelta ")
 
 
 @pytest.mark.parametrize("command, extra", [
     (["survey"], "survey"), (["ingest", ".", "--lake", "lake"], "survey"),
     (["report", "--lake", "lake"], "survey"),
+    # judges configured: one line naming the extra, not a judge_error note per change
+    (["diff", PAIR / "old.json", PAIR / "new.json", "--semantic", "--config", "judges.yml"], "judges"),
 ])
 def test_base_install_names_the_missing_extra(base, tmp_path, command, extra):
+    (tmp_path / "judges.yml").write_text('judges:\n  - {endpoint: "http://127.0.0.1:9/v1", model: m}\n')
     done = run_in(base, tmp_path, *command)
     assert done.returncode == 2
     assert f"pip install 'mcpdelta[{extra}]'" in done.stderr and done.stderr.count("\n") == 1

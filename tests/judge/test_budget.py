@@ -46,8 +46,14 @@ def test_a_spent_budget_stops_the_calls_and_never_overspends(llm, model, config_
 def test_a_budget_below_one_call_makes_no_request(llm, model, config_for, judge_entry, env, diff_result):
     m = model()
     llm.script(m, S.answer(0.9))
-    judge, verdicts, _ = _run(llm, m, None, 100, config_for, judge_entry, env, diff_result)
+    judge, verdicts, estimates = _run(llm, m, None, 100, config_for, judge_entry, env, diff_result)
     assert verdicts == ["budget_exhausted"] * PROSE_CHANGES
+    # it reads as a budget too small, not as one spent ("0 of 100 used")
+    (judge,) = load_judges(config_for([judge_entry(m, budget_tokens=100, max_tokens=100)]), env)
+    changes = [c for c in diff_result().changes if is_judged(c)]
+    summaries = [n[0]["summary"] for n in judge_changes(changes, [judge], MemoryCache())]
+    assert summaries == [f"{judge.name}: budget_tokens 100 is too small for this call, which could need up to "
+                         f"{e} tokens (raise budget_tokens); not asked" for e in estimates]
     assert llm.count(m) == 0 and judge.budget.spent == 0
 
 

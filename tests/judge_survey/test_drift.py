@@ -179,7 +179,7 @@ def test_the_latest_note_of_a_judge_wins(tmp_path, llm, model, config_for, capsy
     llm.script(m, scripted_answer)
     entry = {"model": m, "name": "solo"}
     judge_stage(lake, config_for({**entry, "budget_tokens": 10}), *ids())   # nothing fits: all skipped
-    assert report(lake, capsys=capsys).count("solo: budget_exhausted: solo: token budget spent") == 4
+    assert report(lake, capsys=capsys).count("solo: budget_exhausted: solo: budget_tokens 10 is too small for this call") == 4
     judge_stage(lake, config_for(entry, name="big.yml"), *ids())
     out = report(lake, capsys=capsys)
     assert "budget_exhausted" not in out

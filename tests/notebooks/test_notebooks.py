@@ -134,3 +134,79 @@ def test_nbconvert_executes_a_notebook_with_only_mcpdelta_lake_set(demo_lake, tm
     executed = nbformat.reads((tmp_path / "executed.ipynb").read_text(), as_version=4)
     assert outputs(executed, "image/png")
     assert "demo-notes" in text(executed) and "injected-parameters" not in json.dumps(executed)
+
+
+def test_a_notebook_without_a_lake_stops_with_the_clis_error(tmp_path):
+    with pytest.raises(nbclient.exceptions.CellExecutionError, match="no such lake folder"):
+        execute(NOTEBOOKS / "rule_frequencies.py", LAKE=str(tmp_path / "absent"), SERVERS=[])
+
+
+def test_each_notebook_reads_the_lake_its_text_names_and_the_survey_writes():
+    """The default is `../lake` from notebooks/: the folder `mcpdelta survey`
+    writes by default when run at the repository's top."""
+    import argparse
+    import re
+
+    from pipeline.commands import survey
+
+    parser = argparse.ArgumentParser()
+    survey.add_arguments(parser)
+    written = ROOT / parser.parse_args([]).lake
+    for path in NOTEBOOKS.glob("*.py"):
+        source = path.read_text()
+        default = re.search(r'LAKE = os\.environ\.get\("MCPDELTA_LAKE", "([^"]+)"\)', source).group(1)
+        assert (NOTEBOOKS / default).resolve() == written.resolve(), path.name
+        assert f"`{default}`" in source, f"{path.name}: its text names the default"
+
+
+def test_the_notebooks_extra_brings_what_the_notebooks_import():
+    """Every module a notebook imports (and the modules the report functions
+    they call import) comes with `pip install 'mcpdelta[notebooks]'`."""
+    import ast
+    import importlib.metadata as md
+    import re
+    import sys
+    import tomllib
+
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+
+    def closure(extra, seen=None):
+        seen = seen if seen is not None else set()
+        for req in extras[extra]:
+            name = re.split(r"[<>=\[ ;]", req, maxsplit=1)[0].lower()
+            if name == "mcpdelta":
+                for inner in re.search(r"\[(.*)\]", req).group(1).split(","):
+                    closure(inner.strip(), seen)
+            else:
+                seen.add(name.replace("_", "-"))
+        return seen
+
+    brought = closure("notebooks")
+    assert {"jupytext", "ipykernel", "nbconvert"} <= brought
+    pending = list(brought)
+    while pending:  # what those bring in turn (numpy with matplotlib)
+        try:
+            requires = md.requires(pending.pop()) or []
+        except md.PackageNotFoundError:  # a requirement for another platform
+            continue
+        for req in requires:
+            if "extra ==" in req:
+                continue
+            name = re.split(r"[<>=!~\[ ;(]", req, maxsplit=1)[0].lower().replace("_", "-")
+            if name not in brought:
+                brought.add(name)
+                pending.append(name)
+    assert "notebooks" in {x.strip() for x in re.search(r"\[(.*)\]", extras["all"][0]).group(1).split(",")}
+    providers = md.packages_distributions()
+    imported = set()
+    for path in [*NOTEBOOKS.glob("*.py"), ROOT / "pipeline" / "survey" / "report.py"]:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                imported |= {a.name.split(".")[0] for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                imported.add(node.module.split(".")[0])
+    third_party = {m for m in imported if m not in sys.stdlib_module_names and m not in ("pipeline", "flows")}
+    assert third_party, "the notebooks import something"
+    for module in sorted(third_party):
+        dists = {d.lower() for d in providers.get(module, [])}
+        assert dists & brought, f"{module} ({dists}) is not in the notebooks extra"

@@ -164,7 +164,7 @@ def test_semver_honesty_plot_gives_calendar_versions_a_row_of_their_own():
 def test_the_rule_and_time_figures_split_breaks_by_evidence():
     """Rows as sql/rule_frequencies.sql and sql/breaking_by_version.sql give
     them: BREAKING is drawn as proven / by rule / unexplained, and over time
-    the proven breaks are the solid line, every break the dashed one."""
+    each release's disc has a proven core, labelled proven/all."""
     import datetime as dt
 
     from pipeline.survey.report import EVIDENCE_COLOURS, plot_breaking_by_version, plot_rule_frequencies
@@ -191,6 +191,96 @@ def test_the_rule_and_time_figures_split_breaks_by_evidence():
                  "released_at": day + dt.timedelta(days=i)} for i, (v, b, p) in enumerate(
                      [("1.0.0", 0, 0), ("1.1.0", 5, 2), ("2.0.0", 3, 3)])]
     axis = plot_breaking_by_version(releases).axes[0]
-    solid, dashed = axis.lines
-    assert list(solid.get_ydata()) == [0, 2, 3] and solid.get_linestyle() == "-"
-    assert list(dashed.get_ydata()) == [0, 5, 3] and dashed.get_linestyle() == "--"
+    assert [t.get_text() for t in axis.texts] == ["1.1.0: 2/5", "2.0.0: 3/3"]
+    from matplotlib.colors import to_hex
+
+    discs = [(to_hex(c.get_facecolor()[0]), float(c.get_sizes()[0])) for c in axis.collections if c.get_offsets().size]
+    cores = [size for colour, size in discs if colour == EVIDENCE_COLOURS["proven"]]
+    rims = [size for colour, size in discs if colour == EVIDENCE_COLOURS["by_rule"]]
+    assert len(rims) == 2 and len(cores) == 2
+    assert cores[0] == rims[0] * 2 / 5 and cores[1] == rims[1]  # the core's area is the proven share
+    assert rims[0] > rims[1]  # five breaks draw a larger disc than three
+
+
+def _release_rows(dates):
+    """Rows of sql/breaking_by_version.sql for servers s0..sN: per server a
+    run of releases, every third one breaking (counts 1 to 90)."""
+    rows = []
+    for i, server_dates in enumerate(dates):
+        for j, when in enumerate(server_dates):
+            rows.append({"server_id": f"server-{i}", "version": f"1.{j}.0", "released_at": when,
+                         "breaking": (i * 7 + j * 13) % 90 + 1 if j % 3 == 1 else 0, "changes": 5})
+    return rows
+
+
+def test_breaking_over_time_keeps_servers_apart_and_labels_clear():
+    """Ten servers over a year and a half (as on the reference lake): one row
+    each, no line crossing another, no two labels on top of each other."""
+    import datetime as dt
+
+    from pipeline.survey.report import plot_breaking_by_version
+
+    start = dt.datetime(2025, 3, 1)
+    dates = [[start + dt.timedelta(days=9 * i + 45 * j) for j in range(12)] for i in range(10)]
+    figure = plot_breaking_by_version(_release_rows(dates))
+    [axis] = figure.axes
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    canvas = FigureCanvasAgg(figure)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    rows = [t.get_text() for t in axis.get_yticklabels()]
+    assert sorted(rows) == sorted(f"server-{i}" for i in range(10))
+    for line in axis.lines:  # each server's line is its own row: flat, so none crosses another
+        assert len(set(line.get_ydata())) == 1
+    labels = [t.get_window_extent(renderer) for t in axis.texts]
+    assert len(labels) == sum(1 for r in _release_rows(dates) if r["breaking"])
+    for i, a in enumerate(labels):
+        for b in labels[i + 1:]:
+            assert not a.overlaps(b), "two labels overlap"
+    assert "release date" in axis.get_xlabel()
+
+
+def test_breaking_over_time_of_one_crawl_reads_in_version_order():
+    """Captures seconds apart with no publish dates (the demo lake): no
+    time axis in seconds, releases in version order, each named."""
+    import datetime as dt
+
+    from pipeline.survey.report import plot_breaking_by_version
+
+    start = dt.datetime(2026, 12, 3, 7, 29, 17)
+    dates = [[start + dt.timedelta(seconds=2 * j + i) for j in range(3)] for i in range(2)]
+    figure = plot_breaking_by_version(_release_rows(dates))
+    [axis] = figure.axes
+    assert axis.get_xlabel() == "releases in version order (all captured on 2026-12-03; no publish dates)"
+    assert [t.get_text() for t in axis.get_xticklabels()] == []
+    named = [t.get_text() for t in axis.texts]
+    assert named.count("1.0.0") == named.count("1.2.0") == 2
+
+
+def test_semver_heatmap_colours_are_told_apart_at_a_glance():
+    """Empty cells white; honest, under-bumped and declares-no-bump each a
+    colour of its own (no two greys)."""
+    import colorsys
+
+    from matplotlib.colors import to_rgb
+
+    from pipeline.survey.report import plot_semver_honesty
+
+    rows = [{"server_id": "a", "declared": "calver", "grade": "major", "honest": None},
+            {"server_id": "b", "declared": "minor", "grade": "major", "honest": False}]
+    left = plot_semver_honesty(rows).axes[0]
+    empty, *kinds = [to_rgb(c) for c in left.images[0].cmap.colors]
+    assert min(empty) > 0.95
+    hsv = [colorsys.rgb_to_hsv(*c) for c in kinds]
+    assert all(s >= 0.4 and v >= 0.3 for _, s, v in hsv), "a category drawn in grey"
+    hues = sorted(h * 360 for h, _, _ in hsv)
+    gaps = [b - a for a, b in zip(hues, hues[1:])] + [360 - hues[-1] + hues[0]]
+    assert min(gaps) >= 60
+
+
+def test_no_under_bumped_release_says_none(fixture_lake, report, tmp_path):
+    result = report("--lake", fixture_lake, "--server", "alph*", "--out", tmp_path / "out")
+    assert result.returncode == 0, result.stderr
+    page = (tmp_path / "out" / "survey.html").read_text()
+    assert "<h2>Under-bumped releases</h2><p>None found.</p>" in page
