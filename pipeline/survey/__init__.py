@@ -5,6 +5,7 @@ a second run over the same captures does no diff work. ``flows/`` wraps the
 same stages in Prefect for scheduled runs.
 """
 
+import contextlib
 import datetime as dt
 import json
 import os
@@ -82,7 +83,6 @@ def run_survey(lake, policy, config, *, servers_file=None, crawl=True, pairs="co
                since=None, report_dir=None, workers=None, offline=True, recapture=False) -> dict:
     """The whole pipeline; returns the summary object CONTRACT.md defines."""
     from pipeline.survey.diffstage import engine_version, policy_hash, run_diff_stage
-    from pipeline.survey.report import write_report
 
     if config.judges:  # a judge mistake (an unset key variable) fails before any work
         from pipeline.judge import load_judges
@@ -119,8 +119,7 @@ def run_survey(lake, policy, config, *, servers_file=None, crawl=True, pairs="co
     progress.stage("report", "queries and plots")
     engine, policy_id = engine_version(), policy_hash(policy)
     con = lake.connect(engine, policy_id)  # report what this engine and policy found
-    report_dir = pathlib.Path(report_dir or default_report_dir(lake))
-    facts = write_report(con, report_dir, engine, policy_id)
+    facts = write_report_at(con, report_dir or default_report_dir(lake), engine, policy_id)
     timings["report_s"] = time.perf_counter() - t
     progress.finish(str(facts["html"]))
     timings["total_s"] = time.perf_counter() - clock
@@ -169,9 +168,43 @@ def record_run(lake, started, summary, command="survey") -> None:
     }], new_batch_id())
 
 
-def default_report_dir(lake) -> pathlib.Path:
-    """Next to the lake: ``<lake>-report``."""
+def default_report_dir(lake):
+    """Next to the lake: ``<lake>-report`` (a folder; for a lake on object
+    storage, an ``s3://`` location beside it)."""
+    if lake.remote:
+        return lake.report_uri()
     return pathlib.Path(lake.base + "-report")
+
+
+@contextlib.contextmanager
+def report_folder(target):
+    """A local folder to write report files into: ``target`` itself, or for
+    an ``s3://`` target a temporary folder uploaded there when the block
+    ends without error. Yields (folder, how to name a file in it)."""
+    target = str(target)
+    if not target.lower().startswith("s3://"):
+        yield pathlib.Path(target), str
+        return
+    import tempfile
+
+    from pipeline.lake.objectstore import put_folder
+
+    with tempfile.TemporaryDirectory(prefix="mcpdelta-report-") as folder:
+        yield pathlib.Path(folder), lambda p: target.rstrip("/") + "/" + pathlib.Path(p).relative_to(folder).as_posix()
+        put_folder(target, folder)
+
+
+def write_report_at(con, target, engine, policy_id, **options) -> dict:
+    """``write_report`` into a folder or an ``s3://`` location; the facts
+    name the page where it ends up."""
+    from pipeline.survey.report import write_report
+
+    with report_folder(target) as (folder, named):
+        facts = write_report(con, folder, engine, policy_id, **options)
+        for key in ("html", "markdown"):
+            if key in facts:
+                facts[key] = named(facts[key])
+    return facts
 
 
 def _user() -> str:
