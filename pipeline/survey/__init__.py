@@ -21,8 +21,9 @@ from pipeline.resources import DEMO_SERVERS
 PAIR_MODES = ("consecutive", "latest", "all")
 
 
-def crawl_stage(servers_file, lake, offline=True, cache=None, recapture=False) -> dict:
-    """Capture every server of ``servers_file`` and store what is new.
+def crawl_stage(servers_file, lake, offline=True, cache=None, recapture=False, only=None) -> dict:
+    """Capture every server of ``servers_file`` (those whose ids ``only``
+    lists, when given) and store what is new.
 
     Published releases do not change, so a version sweep skips every
     (server, version) the lake already holds a stored capture of, unless
@@ -37,9 +38,11 @@ def crawl_stage(servers_file, lake, offline=True, cache=None, recapture=False) -
     from pipeline.lake.ingest import rows_from_records, store
 
     targets, limits = load(servers_file)
+    if only is not None:
+        targets = [t for t in targets if t.id in set(only)]
     packages = PackageCache(pathlib.Path(cache) if cache else default_cache(),
                             limits.install_timeout_s, offline=offline)
-    held = () if recapture else held_releases(lake)
+    held = () if recapture else held_releases(lake, only)
     skipped: list = []
     with tempfile.TemporaryDirectory(prefix="mcpdelta-crawl-") as out:
         records = asyncio.run(crawl(targets, limits, out, cache=packages, recapture=recapture,
@@ -50,9 +53,13 @@ def crawl_stage(servers_file, lake, offline=True, cache=None, recapture=False) -
     return counts
 
 
-def held_releases(lake) -> set:
+def held_releases(lake, servers=None) -> set:
     """(server id, version) of every release the lake holds a good capture
-    of: an ``ok`` row of ``manifests`` (a stored contract), whoever stored it."""
+    of: an ``ok`` row of ``manifests`` (a stored contract), whoever stored it.
+    Given ``servers``, of those servers only (read from their partitions)."""
+    if servers is not None:
+        rows = lake.read_servers("manifests", servers, ["server_id", "version", "ok"]).to_pylist()
+        return {(r["server_id"], r["version"]) for r in rows if r["ok"]}
     rows = lake.connect().execute("SELECT DISTINCT server_id, version FROM manifests WHERE ok").fetchall()
     return set(rows)
 
