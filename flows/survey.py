@@ -39,17 +39,65 @@ def _policy(config_file):
 
 
 @task(name="crawl-servers", retries=2, retry_delay_seconds=30)
-def crawl_task(servers_file, lake_root, offline, recapture=False, servers=None, writer=None):
+def crawl_task(servers_file, lake_root, offline, recapture=False, servers=None, writer=None, run=None):
     """Capture the servers (``servers``: those ids only) and store them in
     one go at the end. A sweep captures only the releases the lake holds no
     capture of (all of them with ``recapture``), so a retry skips what an
     earlier try stored. On a cluster worker, packages install into that
-    worker's own cache."""
+    worker's own cache. Given the flow's ``run`` id, the group's counts are
+    kept in the lake once stored: the same task run again returns them
+    without capturing anything (Dask runs a task again when the worker
+    holding its finished result dies)."""
     from pipeline.survey import crawl_stage
 
-    counts = crawl_stage(servers_file, Lake(lake_root, writer=writer), offline=offline,
-                         recapture=recapture, only=servers, cache=worker_cache())
-    return {k: v for k, v in counts.items() if k != "failed"} | {"failed": len(counts["failed"])}
+    lake = Lake(lake_root, writer=writer)
+    record = GroupRecord(lake, run, servers) if run and servers else None
+    if record is not None and (done := record.read()) is not None:
+        return done
+    counts = crawl_stage(servers_file, lake, offline=offline, recapture=recapture, only=servers,
+                         cache=worker_cache())
+    counts = {k: v for k, v in counts.items() if k != "failed"} | {"failed": len(counts["failed"])}
+    if record is not None:
+        record.write(counts)
+    return counts
+
+
+class GroupRecord:
+    """What one crawl task of a flow run stored, kept beside the lake's
+    tables (``LAKE/.flow-runs/<run>/crawl-<group>.json``; readers read only
+    the tables): written once, after the group's captures are stored."""
+
+    def __init__(self, lake, run, servers):
+        import hashlib
+
+        group = hashlib.sha256(json.dumps(sorted(servers)).encode()).hexdigest()[:24]
+        self.lake, self.name = lake, f".flow-runs/{run}/crawl-{group}.json"
+
+    def read(self):
+        if self.lake.remote:
+            data = self.lake.get(self.name)
+        else:
+            try:
+                with open(f"{self.lake.base}/{self.name}", "rb") as handle:
+                    data = handle.read()
+            except FileNotFoundError:
+                data = None
+        return None if data is None else json.loads(data)
+
+    def write(self, counts) -> None:
+        data = json.dumps(counts, sort_keys=True).encode()
+        if self.lake.remote:
+            self.lake.put(self.name, data, new=True)
+            return
+        import os
+        import tempfile
+
+        path = f"{self.lake.base}/{self.name}"
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        fd, temporary = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(temporary, path)
 
 
 def worker_cache():
@@ -132,10 +180,12 @@ def _crawl(servers_file, lake, offline, recapture, fan_out, writer, group_size=1
         return crawl_task(servers_file, lake, offline, recapture, writer=writer)
     from pipeline.crawl.servers import load
 
+    from prefect.runtime import flow_run
+
     ids = list(dict.fromkeys(t.id for t in load(servers_file)[0]))
     groups = [ids[i:i + group_size] for i in range(0, len(ids), group_size)]
-    futures = [crawl_task.submit(servers_file, lake, offline, recapture, servers=g, writer=writer)
-               for g in groups]
+    futures = [crawl_task.submit(servers_file, lake, offline, recapture, servers=g, writer=writer,
+                                 run=flow_run.id) for g in groups]
     totals = {}
     for future in futures:
         for key, value in future.result().items():
