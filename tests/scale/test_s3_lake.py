@@ -199,3 +199,14 @@ def test_a_writer_killed_mid_batch_leaves_nothing_counted_and_a_rerun_completes_
     orphans = [k for k, _, _ in lake.list("changes/v1")
                if k.rsplit("/", 1)[1] not in {p.rsplit("/", 1)[1] for p, _, _ in lake.list("pairs/v1")}]
     assert orphans == []
+
+
+def test_a_study_keeps_its_lakes_on_s3_with_the_rows_of_a_local_one(aws, s3_lake, tmp_path):
+    args = ["study", ROOT / "data" / "servers" / "sample.yaml", "--captures", SAMPLE, "--format", "json"]
+    local = run([*args, "--out", tmp_path / "local", "--work", tmp_path / "work"], {}, tmp_path)
+    remote = run([*args, "--out", tmp_path / "remote", "--work", s3_lake], aws, tmp_path)
+    assert local.returncode == 0 and remote.returncode == 0, remote.stderr
+    assert json.loads(remote.stdout)["work"] == s3_lake
+    for lake in ("lake", "lake-latest"):
+        assert rows(f"{s3_lake}/{lake}") == rows(str(tmp_path / "work" / lake))
+    assert (tmp_path / "remote" / "README.md").read_text().count("\n") > 50
