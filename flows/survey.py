@@ -44,7 +44,7 @@ def crawl_task(servers_file, lake_root, offline, recapture=False, servers=None, 
     one go at the end. A sweep captures only the releases the lake holds no
     capture of (all of them with ``recapture``), so a retry skips what an
     earlier try stored. On a cluster worker, packages install into that
-    worker's own cache. Given the flow's ``run`` id, the group's counts are
+    worker's own cache, each freed once captured. Given the flow's ``run`` id, the group's counts are
     kept in the lake once stored: the same task run again returns them
     without capturing anything (Dask runs a task again when the worker
     holding its finished result dies)."""
@@ -54,8 +54,9 @@ def crawl_task(servers_file, lake_root, offline, recapture=False, servers=None, 
     record = GroupRecord(lake, run, servers) if run and servers else None
     if record is not None and (done := record.read()) is not None:
         return done
+    cache = worker_cache()
     counts = crawl_stage(servers_file, lake, offline=offline, recapture=recapture, only=servers,
-                         cache=worker_cache())
+                         cache=cache, release_installs=cache is not None)
     counts = {k: v for k, v in counts.items() if k != "failed"} | {"failed": len(counts["failed"])}
     if record is not None:
         record.write(counts)

@@ -37,7 +37,7 @@ import pyarrow.parquet as pq
 
 from pipeline.errors import InputError
 from pipeline.lake import _CHECKED, _NOT_PARQUET, Lake, _check_schema, partition_value
-from pipeline.lake.tables import TABLES, VERSION
+from pipeline.lake.tables import PARTITIONED, TABLES, VERSION
 
 SCHEME = "s3://"
 # S3's own rule for bucket names (3 to 63 lower-case letters, digits, dots, hyphens)
@@ -358,19 +358,28 @@ class ObjectLake(Lake):
         _CHECKED[key] = None
 
     def read_servers(self, table: str, server_ids, columns=None, dictionary=()):
-        """The rows of some servers (see ``Lake.read_servers``)."""
+        """The rows of some servers (see ``Lake.read_servers``). A table kept
+        per server is listed only under those servers' partitions, so a task
+        that stores or diffs a few servers costs requests for those alone."""
         import pyarrow.compute as pc
 
         wanted = sorted(set(server_ids))
         names = list(columns or TABLES[table].names)
-        partitions = {f"{self.folder(table)}/server_id={partition_value(s)}/" for s in wanted}
+        if table in PARTITIONED:
+            found = []
+            for server_id in wanted:
+                found += [(f"{SCHEME}{self.bucket}/{k}", size, etag) for k, size, etag in
+                          self.list(f"{table}/{VERSION}/server_id={partition_value(server_id)}")
+                          if k.endswith(".parquet") and not k.rsplit("/", 1)[1].startswith(".")]
         own = f"{self.folder(table)}/"
+        if table not in PARTITIONED:  # the table's own files, and the servers' partitions if any
+            partitions = {f"{own}server_id={partition_value(s)}/" for s in wanted}
+            found = [f for f in self._table_files(table)
+                     if "/" not in f[0][len(own):] or f[0][:f[0].rindex("/") + 1] in partitions]
         tables = []
         ids = pa.array(wanted, pa.string())
-        for uri, size, etag in self._table_files(table):
+        for uri, size, etag in found:
             shared = "/" not in uri[len(own):]
-            if not shared and uri[:uri.rindex("/") + 1] not in partitions:
-                continue
             self._check(uri, table, size, etag)
             read = names if not shared or "server_id" in names else names + ["server_id"]
             try:

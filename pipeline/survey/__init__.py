@@ -21,9 +21,12 @@ from pipeline.resources import DEMO_SERVERS
 PAIR_MODES = ("consecutive", "latest", "all")
 
 
-def crawl_stage(servers_file, lake, offline=True, cache=None, recapture=False, only=None) -> dict:
+def crawl_stage(servers_file, lake, offline=True, cache=None, recapture=False, only=None,
+                release_installs=False) -> dict:
     """Capture every server of ``servers_file`` (those whose ids ``only``
-    lists, when given) and store what is new.
+    lists, when given) and store what is new; ``release_installs`` frees
+    each package install once captured (a cluster worker's disk holds
+    installs in flight, not every release it ever captured).
 
     Published releases do not change, so a version sweep skips every
     (server, version) the lake already holds a stored capture of, unless
@@ -46,7 +49,8 @@ def crawl_stage(servers_file, lake, offline=True, cache=None, recapture=False, o
     skipped: list = []
     with tempfile.TemporaryDirectory(prefix="mcpdelta-crawl-") as out:
         records = asyncio.run(crawl(targets, limits, out, cache=packages, recapture=recapture,
-                                    captured=held, skipped=skipped, **progress.crawl_callbacks()))
+                                    captured=held, skipped=skipped, release_installs=release_installs,
+                                    **progress.crawl_callbacks()))
     counts = store(lake, *rows_from_records(records))
     counts["failed"] = [(r.id, r.version, r.error_kind, r.error) for r in records if not r.ok]
     counts["skipped"] = len(skipped)
