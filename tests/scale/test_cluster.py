@@ -14,7 +14,7 @@ import pytest
 
 from tests.conftest import ROOT
 from tests.judge.llm_server import answer
-from tests.scale.conftest import quiet_env
+from tests.scale.services import quiet_env
 from tests.scale.rows import rows
 
 REFERENCE = ROOT / "data" / "samples" / "reference"

@@ -13,7 +13,7 @@ import pytest
 
 from pipeline.lake import Lake
 from tests.conftest import ROOT
-from tests.scale.conftest import BUCKET, free_port
+from tests.scale.services import BUCKET, free_port
 from tests.scale.rows import rows
 
 SAMPLE = ROOT / "data" / "samples" / "reference"
