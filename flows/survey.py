@@ -334,10 +334,14 @@ def main(argv=None):
     # the fan-out only pays on a cluster; locally one task uses every core
     fan_out = args.task_runner != "local"
     try:
-        result = run(servers_file=args.servers, lake=args.lake, config_file=args.config,
-                     pairs=args.pairs, since=args.since, crawl=not args.no_crawl, offline=args.offline,
-                     report_dir=args.report, fan_out=fan_out, recapture=args.recapture,
-                     crawl_group=args.crawl_group, diff_group=args.diff_group, wait=args.wait)
+        # the lake's lock is taken before the flow run starts (the flow takes
+        # it again, re-entrant): a lake another writer holds is one line
+        with Lake(args.lake).writing(args.wait):
+            result = run(servers_file=args.servers, lake=args.lake, config_file=args.config,
+                         pairs=args.pairs, since=args.since, crawl=not args.no_crawl,
+                         offline=args.offline, report_dir=args.report, fan_out=fan_out,
+                         recapture=args.recapture, crawl_group=args.crawl_group,
+                         diff_group=args.diff_group, wait=args.wait)
     except InputError as exc:  # the CLI's rule: one line, exit 2
         print(f"mcpdelta: error: {exc}", file=sys.stderr)
         return 2

@@ -194,7 +194,7 @@ def report_folder(target):
     ends without error. Yields (folder, how to name a file in it)."""
     target = str(target)
     if not target.lower().startswith("s3://"):
-        yield pathlib.Path(target), str
+        yield pathlib.Path(target), lambda path: path
         return
     import tempfile
 

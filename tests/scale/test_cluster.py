@@ -115,7 +115,7 @@ def test_a_second_flow_on_the_same_lake_fails_with_one_line(cluster, prefect_api
         second = flow(cluster, prefect_api, aws, ["--lake", s3_lake], tmp_path)
         out, err = second.communicate(timeout=300)
     assert second.returncode == 2
-    assert err.strip().splitlines()[-1].startswith(
+    assert err.splitlines() == [err.strip()] and err.startswith(
         f"mcpdelta: error: {s3_lake}: another mcpdelta is writing this lake (pid {os.getpid()} on ")
 
 

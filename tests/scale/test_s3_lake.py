@@ -62,18 +62,6 @@ def test_the_demo_survey_on_s3_gives_the_rows_of_a_folder_lake(aws, s3_lake, tmp
     assert len(second["attempts"]) == 2 * len(demo_reference["attempts"])  # each run's attempts
 
 
-def test_report_and_drift_read_an_s3_lake(aws, s3_lake, tmp_path):
-    assert run(["ingest", SAMPLE, "--lake", s3_lake], aws, tmp_path).returncode == 0
-    assert run(["survey", "--lake", s3_lake, "--no-crawl"], aws, tmp_path).returncode == 0
-    drift = run(["drift", "--lake", s3_lake, "--format", "json"], aws, tmp_path)
-    assert drift.returncode == 0, drift.stderr
-    assert json.loads(drift.stdout)["servers"]
-    pngs = run(["report", "--lake", s3_lake, "--format", "png", "--plot", "rule_frequencies"], aws, tmp_path)
-    assert pngs.returncode == 0, pngs.stderr
-    assert pngs.stdout.strip() == f"{s3_lake}-report/rule_frequencies.png"
-    assert Lake(s3_lake + "-report").get("rule_frequencies.png")[:8] == b"\x89PNG\r\n\x1a\n"
-
-
 def _bad_settings(aws, case):
     if case == "wrong secret":
         return {**aws, "AWS_SECRET_ACCESS_KEY": "wrong-" + aws["AWS_SECRET_ACCESS_KEY"][6:]}
@@ -199,14 +187,29 @@ def test_a_writer_killed_mid_batch_leaves_nothing_counted_and_a_rerun_completes_
     orphans = [k for k, _, _ in lake.list("changes/v1")
                if k.rsplit("/", 1)[1] not in {p.rsplit("/", 1)[1] for p, _, _ in lake.list("pairs/v1")}]
     assert orphans == []
+    # the other readers of the same lake: drift, and the report's figures into the bucket
+    drift = run(["drift", "--lake", s3_lake, "--format", "json"], aws, tmp_path)
+    assert drift.returncode == 0, drift.stderr
+    assert json.loads(drift.stdout)["servers"]
+    pngs = run(["report", "--lake", s3_lake, "--format", "png", "--plot", "rule_frequencies"], aws, tmp_path)
+    assert pngs.returncode == 0, pngs.stderr
+    assert pngs.stdout.strip() == f"{s3_lake}-report/rule_frequencies.png"
+    assert Lake(s3_lake + "-report").get("rule_frequencies.png")[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_a_study_keeps_its_lakes_on_s3_with_the_rows_of_a_local_one(aws, s3_lake, tmp_path):
-    args = ["study", ROOT / "data" / "servers" / "sample.yaml", "--captures", SAMPLE, "--format", "json"]
-    local = run([*args, "--out", tmp_path / "local", "--work", tmp_path / "work"], {}, tmp_path)
-    remote = run([*args, "--out", tmp_path / "remote", "--work", s3_lake], aws, tmp_path)
-    assert local.returncode == 0 and remote.returncode == 0, remote.stderr
+def test_a_study_keeps_its_lakes_on_s3(aws, s3_lake, tmp_path, sample_reference):
+    """Its release-steps lake holds what ingesting and surveying the same
+    captures into a folder gives; its latest lake, each release against the
+    latest."""
+    remote = run(["study", ROOT / "data" / "servers" / "sample.yaml", "--captures", SAMPLE, "--format", "json",
+                  "--out", tmp_path / "out", "--work", s3_lake], aws, tmp_path)
+    assert remote.returncode == 0, remote.stderr
     assert json.loads(remote.stdout)["work"] == s3_lake
-    for lake in ("lake", "lake-latest"):
-        assert rows(f"{s3_lake}/{lake}") == rows(str(tmp_path / "work" / lake))
-    assert (tmp_path / "remote" / "README.md").read_text().count("\n") > 50
+    assert rows(f"{s3_lake}/lake", ("manifests", "tools", "attempts", "pairs", "changes")) == {
+        t: sample_reference[t] for t in ("manifests", "tools", "attempts", "pairs", "changes")}
+    newest = {}
+    for server, version, key, *_ in sample_reference["manifests"]:
+        newest[server] = max(newest.get(server, (key, version)), (key, version))
+    latest = rows(f"{s3_lake}/lake-latest", ("pairs",))["pairs"]
+    assert latest and {(p[1], p[3]) for p in latest} <= {(s, v) for s, (_, v) in newest.items()}
+    assert (tmp_path / "out" / "README.md").read_text().count("\n") > 50
