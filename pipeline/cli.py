@@ -32,7 +32,7 @@ COMMANDS = {
 
 # the extra that brings each optional top-level package (pyproject.toml)
 EXTRAS = {"duckdb": "survey", "pyarrow": "survey", "polars": "survey", "matplotlib": "survey",
-          "mcp": "survey", "openai": "judges", "prefect": "flows"}
+          "mcp": "survey", "openai": "judges", "prefect": "flows", "boto3": "s3", "botocore": "s3"}
 
 
 def _columns() -> int:

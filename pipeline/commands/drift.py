@@ -24,7 +24,7 @@ HELP = "report which servers' descriptions and other prose moved, with the judge
 
 
 def add_arguments(parser):
-    parser.add_argument("--lake", metavar="LAKE", default="lake", help="lake folder or file:// URI (default: ./lake)")
+    parser.add_argument("--lake", metavar="LAKE", default="lake", help="lake folder, file:// URI or s3://BUCKET/PREFIX (default: ./lake)")
     parser.add_argument("--since", metavar="DATE",
                         help="only changes whose newer release was captured on or after DATE (ISO date)")
     parser.add_argument("--format", choices=("text", "markdown", "json", "html"), default="text")

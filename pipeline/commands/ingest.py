@@ -3,7 +3,7 @@
 
 def add_arguments(parser):
     parser.add_argument("folder", metavar="DIR", help="DIR/<server-id>/<version>.json")
-    parser.add_argument("--lake", metavar="LAKE", default="lake", help="lake folder or file:// URI (default: ./lake)")
+    parser.add_argument("--lake", metavar="LAKE", default="lake", help="lake folder, file:// URI or s3://BUCKET/PREFIX (default: ./lake)")
     parser.add_argument("--wait", action="store_true",
                         help="if another mcpdelta is writing the lake, wait for it (default: fail at once)")
 

@@ -13,7 +13,7 @@ HELP = "write the survey report with every plot (single-file HTML) or each plot 
 
 
 def add_arguments(parser):
-    parser.add_argument("--lake", metavar="LAKE", default="lake", help="lake folder or file:// URI (default: ./lake)")
+    parser.add_argument("--lake", metavar="LAKE", default="lake", help="lake folder, file:// URI or s3://BUCKET/PREFIX (default: ./lake)")
     parser.add_argument("--out", metavar="DIR",
                         help="output folder (default: next to the lake, <lake>-report)")
     parser.add_argument("--format", choices=("html", "png"), default="html",
@@ -25,13 +25,11 @@ def add_arguments(parser):
 
 
 def run(args) -> int:
-    import pathlib
-
     from pipeline import progress
     from pipeline.errors import InputError
     from pipeline.lake import Lake
-    from pipeline.survey import default_report_dir
-    from pipeline.survey.report import ALL_PLOTS, gather, open_lake, render, save_png, scope_of, write_report
+    from pipeline.survey import default_report_dir, report_folder, write_report_at
+    from pipeline.survey.report import ALL_PLOTS, gather, open_lake, render, save_png, scope_of
 
     lake = Lake(args.lake)
     lake.require()
@@ -43,22 +41,22 @@ def run(args) -> int:
         con = open_lake(args.lake, servers=args.server or None)
     except ValueError as exc:
         raise InputError("--server", str(exc)) from None
-    out = pathlib.Path(args.out) if args.out else default_report_dir(lake)
+    out = args.out or default_report_dir(lake)
     engine, policy_id = scope_of(con)
     if args.format == "html":
         with progress.display():  # stderr, on a terminal only
             progress.stage("report", f"{len(plots)} plots")
-            facts = write_report(con, out, engine, policy_id, plots=plots)
+            facts = write_report_at(con, out, engine, policy_id, plots=plots)
         sys.stdout.write(f"report: {facts['html']}\n")
         return 0
-    out.mkdir(parents=True, exist_ok=True)
     written = []
-    with progress.display():
+    with progress.display(), report_folder(out) as (folder, named):
+        folder.mkdir(parents=True, exist_ok=True)
         progress.stage("query", "the lake")
         facts = gather(con, plots)
         progress.stage("plots", f"{len(plots)} PNG files")
         for i, name in enumerate(plots):
-            written.append(save_png(render(name, facts), out / f"{name}.png"))
+            written.append(named(save_png(render(name, facts), folder / f"{name}.png")))
             progress.update(name, i + 1, len(plots))
     sys.stdout.write("".join(f"{path}\n" for path in written))
     return 0

@@ -12,7 +12,8 @@ def add_arguments(parser):
     parser.add_argument("--out", metavar="DIR", required=True, help="where README.md and its figures go")
     parser.add_argument("--work", metavar="DIR",
                         help="an empty folder for the capture passes and the lakes (default: a new "
-                             "temporary folder, printed at the end: the lakes stay for notebooks)")
+                             "temporary folder, printed at the end: the lakes stay for notebooks); "
+                             "s3://BUCKET/PREFIX puts the lakes there")
     parser.add_argument("--cache", metavar="DIR", help="package cache (default: the user cache)")
     parser.add_argument("--offline", action="store_true",
                         help="pass A too installs nothing: every version from the package cache")

@@ -6,8 +6,9 @@ crash mid-write leaves no partial file and loses nothing already written;
 readers only ever read ``*.parquet``. One process writes a lake at a time
 (``Lake.writing``, an advisory lock: ``pipeline/lake/lock.py``).
 
-A lake is a local folder (or a ``file://`` URI naming one); any other URI
-scheme is refused. Every file a reader would read is checked first: a file
+A lake is a local folder (or a ``file://`` URI naming one), or
+``s3://BUCKET/PREFIX`` on object storage (``pipeline/lake/objectstore.py``:
+the same files, a lease for the lock); any other URI scheme is refused. Every file a reader would read is checked first: a file
 that is not Parquet (truncated, empty, junk) or holds another schema than
 its table's stops the read with one line naming it, and is never read as
 rows. A diff batch's ``changes`` count only once its ``pairs`` ledger file
@@ -49,7 +50,7 @@ def local_path(root: str) -> str:
     scheme = root.split("://", 1)[0].lower()
     if scheme != "file":
         raise InputError(root, f"unsupported lake URI scheme {scheme!r} "
-                               "(a lake is a local folder or a file:// URI)")
+                               "(a lake is a local folder, a file:// URI or s3://BUCKET/PREFIX)")
     parts = urllib.parse.urlsplit(root)
     if parts.netloc not in ("", "localhost"):
         raise InputError(root, "a file:// lake must name a folder on this machine")
@@ -57,7 +58,18 @@ def local_path(root: str) -> str:
 
 
 class Lake:
-    def __init__(self, root: str):
+    remote = False  # a folder on this machine; an object-store lake is remote
+
+    def __new__(cls, root=None, writer=None):
+        if cls is Lake and isinstance(root, str) and root[:5].lower() == "s3://":
+            from pipeline.lake.objectstore import ObjectLake
+
+            return super().__new__(ObjectLake)
+        return super().__new__(cls)
+
+    def __init__(self, root: str, writer=None):
+        """``writer``: the token of an object-store lake's lease held
+        elsewhere (a folder lake's lock needs none)."""
         self.root = root.rstrip("/") or root
         self.base = local_path(self.root)
 
@@ -205,12 +217,12 @@ class Lake:
             files = self.files(table)
             if table == "changes" and files:
                 # a changes file counts once its batch's ledger file is there
-                con.execute("CREATE VIEW _written_changes AS " + _read(files))
+                con.execute("CREATE VIEW _written_changes AS " + self._relation(con, table, files))
                 con.execute(f"CREATE VIEW {name} AS SELECT c.* FROM _written_changes c "
                             "SEMI JOIN all_pairs p ON c.server_id = p.server_id "
                             "AND c.batch_id = p.batch_id")
             elif files:
-                con.execute(f"CREATE VIEW {name} AS " + _read(files))
+                con.execute(f"CREATE VIEW {name} AS " + self._relation(con, table, files))
             else:
                 con.register(f"_empty_{table}", pa.Table.from_pylist([], schema))
                 con.execute(f"CREATE VIEW {name} AS SELECT * FROM _empty_{table}")
@@ -233,6 +245,10 @@ class Lake:
         for view in ("ledger", "releases", "release_steps") if tables is None else ():
             con.execute(f"CREATE VIEW {view} AS\n" + (SQL / f"{view}.sql").read_text())
         return con
+
+    def _relation(self, con, table: str, files: list) -> str:
+        """The SQL of a table's files as one relation (``_read``)."""
+        return _read(files)
 
 
 # tables whose raw rows are ``all_<table>`` and whose plain name is a reading of them

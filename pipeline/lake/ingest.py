@@ -317,22 +317,28 @@ def _text(value) -> bool:
 def store(lake, rows, attempts=()) -> dict:
     """Append the manifest rows and attempt rows the lake does not hold yet;
     return counts. A new contract's tools are written first and its manifest
-    row after, so a manifest row always has its tools (and its probes)."""
-    con = lake.connect()
-    seen = set(con.execute(
-        "SELECT server_id, version, attempted_at, client FROM all_attempts").fetchall())
+    row after, so a manifest row always has its tools (and its probes).
+    Every key it checks starts with the server id, so only the partitions
+    of the servers stored are read (a crawl task on a cluster reads its own
+    servers', not the whole lake)."""
+    servers = sorted({r["server_id"] for r in rows} | {a["server_id"] for a in attempts})
+
+    def stored(table, columns):
+        data = lake.read_servers(table, servers, columns)
+        return set(zip(*(data[c].to_pylist() for c in columns))) if data.num_rows else set()
+
+    seen = stored("attempts", ["server_id", "version", "attempted_at", "client"])
     new_attempts = []
     for attempt in attempts:
         key = (attempt["server_id"], attempt["version"], attempt["attempted_at"], attempt["client"])
         if key not in seen:
             seen.add(key)
             new_attempts.append(attempt)
-    known = set(con.execute(
-        "SELECT server_id, version, coalesce(manifest_digest, error_kind), captured_at FROM manifests"
-    ).fetchall())
+    known = {(s, v, d if d is not None else e, t) for s, v, d, e, t in stored(
+        "manifests", ["server_id", "version", "manifest_digest", "error_kind", "captured_at"])}
     known_contracts = {(s, v, d) for s, v, d, _ in known}
-    stored_tools = set(con.execute("SELECT DISTINCT server_id, manifest_digest FROM tools").fetchall())
-    stored_probes = set(con.execute("SELECT DISTINCT server_id, manifest_digest FROM probes").fetchall())
+    stored_tools = stored("tools", ["server_id", "manifest_digest"])
+    stored_probes = stored("probes", ["server_id", "manifest_digest"])
     fresh, tools, probes = [], [], []
     for row in rows:
         if row["ok"]:

@@ -5,6 +5,7 @@ a second run over the same captures does no diff work. ``flows/`` wraps the
 same stages in Prefect for scheduled runs.
 """
 
+import contextlib
 import datetime as dt
 import json
 import os
@@ -20,9 +21,12 @@ from pipeline.resources import DEMO_SERVERS
 PAIR_MODES = ("consecutive", "latest", "all")
 
 
-def crawl_stage(servers_file, lake, offline=True, cache=None, recapture=False,
-                allow_destructive_probes=False) -> dict:
-    """Capture every server of ``servers_file`` and store what is new.
+def crawl_stage(servers_file, lake, offline=True, cache=None, recapture=False, only=None,
+                release_installs=False, allow_destructive_probes=False) -> dict:
+    """Capture every server of ``servers_file`` (those whose ids ``only``
+    lists, when given) and store what is new; ``release_installs`` frees
+    each package install once captured (a cluster worker's disk holds
+    installs in flight, not every release it ever captured).
 
     Published releases do not change, so a version sweep skips every
     (server, version) the lake already holds a stored capture of, unless
@@ -39,13 +43,15 @@ def crawl_stage(servers_file, lake, offline=True, cache=None, recapture=False,
     from pipeline.lake.ingest import rows_from_records, store
 
     targets, limits = load(servers_file)
+    if only is not None:
+        targets = [t for t in targets if t.id in set(only)]
     packages = PackageCache(pathlib.Path(cache) if cache else default_cache(),
                             limits.install_timeout_s, offline=offline)
-    held = () if recapture else held_releases(lake)
+    held = () if recapture else held_releases(lake, only)
     skipped: list = []
     with tempfile.TemporaryDirectory(prefix="mcpdelta-crawl-") as out:
         records = asyncio.run(crawl(targets, limits, out, cache=packages, recapture=recapture,
-                                    captured=held, skipped=skipped,
+                                    captured=held, skipped=skipped, release_installs=release_installs,
                                     probe_policy=ProbePolicy(allow_destructive=allow_destructive_probes),
                                     **progress.crawl_callbacks()))
     counts = store(lake, *rows_from_records(records))
@@ -54,9 +60,13 @@ def crawl_stage(servers_file, lake, offline=True, cache=None, recapture=False,
     return counts
 
 
-def held_releases(lake) -> set:
+def held_releases(lake, servers=None) -> set:
     """(server id, version) of every release the lake holds a good capture
-    of: an ``ok`` row of ``manifests`` (a stored contract), whoever stored it."""
+    of: an ``ok`` row of ``manifests`` (a stored contract), whoever stored it.
+    Given ``servers``, of those servers only (read from their partitions)."""
+    if servers is not None:
+        rows = lake.read_servers("manifests", servers, ["server_id", "version", "ok"]).to_pylist()
+        return {(r["server_id"], r["version"]) for r in rows if r["ok"]}
     rows = lake.connect().execute("SELECT DISTINCT server_id, version FROM manifests WHERE ok").fetchall()
     return set(rows)
 
@@ -88,7 +98,6 @@ def run_survey(lake, policy, config, *, servers_file=None, crawl=True, pairs="co
                allow_destructive_probes=False) -> dict:
     """The whole pipeline; returns the summary object CONTRACT.md defines."""
     from pipeline.survey.diffstage import engine_version, policy_hash, run_diff_stage
-    from pipeline.survey.report import write_report
 
     if config.judges:  # a judge mistake (an unset key variable) fails before any work
         from pipeline.judge import load_judges
@@ -126,8 +135,7 @@ def run_survey(lake, policy, config, *, servers_file=None, crawl=True, pairs="co
     progress.stage("report", "queries and plots")
     engine, policy_id = engine_version(), policy_hash(policy)
     con = lake.connect(engine, policy_id)  # report what this engine and policy found
-    report_dir = pathlib.Path(report_dir or default_report_dir(lake))
-    facts = write_report(con, report_dir, engine, policy_id)
+    facts = write_report_at(con, report_dir or default_report_dir(lake), engine, policy_id)
     timings["report_s"] = time.perf_counter() - t
     progress.finish(str(facts["html"]))
     timings["total_s"] = time.perf_counter() - clock
@@ -176,9 +184,43 @@ def record_run(lake, started, summary, command="survey") -> None:
     }], new_batch_id())
 
 
-def default_report_dir(lake) -> pathlib.Path:
-    """Next to the lake: ``<lake>-report``."""
+def default_report_dir(lake):
+    """Next to the lake: ``<lake>-report`` (a folder; for a lake on object
+    storage, an ``s3://`` location beside it)."""
+    if lake.remote:
+        return lake.report_uri()
     return pathlib.Path(lake.base + "-report")
+
+
+@contextlib.contextmanager
+def report_folder(target):
+    """A local folder to write report files into: ``target`` itself, or for
+    an ``s3://`` target a temporary folder uploaded there when the block
+    ends without error. Yields (folder, how to name a file in it)."""
+    target = str(target)
+    if not target.lower().startswith("s3://"):
+        yield pathlib.Path(target), lambda path: path
+        return
+    import tempfile
+
+    from pipeline.lake.objectstore import put_folder
+
+    with tempfile.TemporaryDirectory(prefix="mcpdelta-report-") as folder:
+        yield pathlib.Path(folder), lambda p: target.rstrip("/") + "/" + pathlib.Path(p).relative_to(folder).as_posix()
+        put_folder(target, folder)
+
+
+def write_report_at(con, target, engine, policy_id, **options) -> dict:
+    """``write_report`` into a folder or an ``s3://`` location; the facts
+    name the page where it ends up."""
+    from pipeline.survey.report import write_report
+
+    with report_folder(target) as (folder, named):
+        facts = write_report(con, folder, engine, policy_id, **options)
+        for key in ("html", "markdown"):
+            if key in facts:
+                facts[key] = named(facts[key])
+    return facts
 
 
 def _user() -> str:

@@ -275,7 +275,8 @@ def die_with_parent(parent_pid):
 
 def diff_batch(lake_root, pairs, policy, engine, policy_id, batch_id) -> dict:
     """Worker: diff each pair of a batch, then write the changes and the
-    ledger; return counts.
+    ledger; return counts. ``lake_root``: a lake's root, or the ``Lake``
+    (an object-store lake carries the lease its writes go under).
 
     Runs in a worker process, so it reads and writes the lake itself: only
     pair keys cross the process boundary, never manifests."""
@@ -283,7 +284,7 @@ def diff_batch(lake_root, pairs, policy, engine, policy_id, batch_id) -> dict:
     from pipeline.engine.normalise import remembered
     from pipeline.lake import Lake
 
-    lake = Lake(lake_root)
+    lake = lake_root if isinstance(lake_root, Lake) else Lake(lake_root)
     contracts = _Contracts(lake, {p["server_id"] for p in pairs})
     # The batch's contracts stay until its end: frozen out of the
     # collector's sight, and with a young generation large enough for a
@@ -429,6 +430,8 @@ DONE_KEEP = 32
 def _listing(lake, table) -> list:
     """(path, size, mtime) of every file of a table: lake files are written
     once and renamed into place, so an equal listing is equal content."""
+    if lake.remote:
+        return [list(entry) for entry in lake.listing(table)]  # as JSON would give them back
     out = []
     folder = lake.folder(table)
     for root, _, files in os.walk(folder):
@@ -454,6 +457,12 @@ def _state_key(lake, manifests, mode, since, engine, policy_id, servers) -> str:
 
 
 def _done(lake) -> dict:
+    if lake.remote:
+        try:
+            found = json.loads(lake.get(DONE_FILE) or b"{}")
+        except ValueError:
+            return {}
+        return found if isinstance(found, dict) else {}
     from pipeline.inputs import read_bytes
 
     try:
@@ -472,6 +481,9 @@ def _record_done(lake, key, total) -> None:
     done.pop(key, None)
     done = dict(list(done.items())[-(DONE_KEEP - 1):])
     done[key] = total
+    if lake.remote:  # one PUT is whole or nothing
+        lake.put(DONE_FILE, json.dumps(done).encode())
+        return
     try:
         write_file(os.path.join(lake.base, DONE_FILE), json.dumps(done))
     except OSError:  # a read-only lake: the next run checks in full
@@ -544,11 +556,17 @@ def _diff_pending(lake, pool, workers, key, policy, mode, since, engine, policy_
 
     if pool is None or len(batches) == 1:
         for batch in batches:
-            record(diff_batch(lake.root, batch, policy, engine, policy_id, new_batch_id()))
+            record(diff_batch(_sent(lake), batch, policy, engine, policy_id, new_batch_id()))
         return stats, False
     _diff_beside_pool(pool, lake, batches, policy, engine, policy_id, min(workers, len(batches)) - 1,
                       record)
     return stats, True
+
+
+def _sent(lake):
+    """What a batch names its lake by: a folder lake's root, or an
+    object-store lake itself (with the lease token its writes need)."""
+    return lake.for_tasks() if lake.remote else lake.root
 
 
 def _pool(size):
@@ -589,7 +607,7 @@ def _diff_beside_pool(pool, lake, batches, policy, engine, policy_id, feeders, r
         """One pool worker's share: a batch at a time until none is left."""
         try:
             while (batch := take()) is not None:
-                record(pool.submit(diff_batch, lake.root, batch, policy, engine, policy_id,
+                record(pool.submit(diff_batch, _sent(lake), batch, policy, engine, policy_id,
                                    new_batch_id()).result())
         except BaseException:
             queue.clear()  # a failed batch stops the stage: no new batch is started
@@ -600,7 +618,7 @@ def _diff_beside_pool(pool, lake, batches, policy, engine, policy_id, feeders, r
             fed = [threads.submit(feed) for _ in range(feeders)]
             try:
                 while (batch := take()) is not None:
-                    record(diff_batch(lake.root, batch, policy, engine, policy_id, new_batch_id()))
+                    record(diff_batch(_sent(lake), batch, policy, engine, policy_id, new_batch_id()))
             except BaseException:
                 queue.clear()
                 raise

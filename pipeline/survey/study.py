@@ -19,6 +19,7 @@ import json
 import pathlib
 import resource
 import socket
+import tempfile
 import time
 import uuid
 
@@ -66,7 +67,10 @@ def read_passes(folders) -> tuple:
 
 def check_folders(work, out) -> None:
     """--work and --out name folders (or nothing yet): said before any lake is touched."""
-    for folder, flag in ((pathlib.Path(work), "--work"), (pathlib.Path(out), "--out")):
+    for folder, flag in ((work, "--work"), (out, "--out")):
+        if is_remote(folder):
+            continue
+        folder = pathlib.Path(folder)
         if folder.exists() and not folder.is_dir():
             raise InputError(str(folder), f"is a file; {flag} names a folder")
 
@@ -87,8 +91,15 @@ def run_study(servers_file, out, *, work, policy, config, cache=None, offline=Fa
     from pipeline.survey.population import load_population, load_sdk_check
     from pipeline.survey.recount import load_recount
 
-    work, out = pathlib.Path(work), pathlib.Path(out)
     check_folders(work, out)
+    # the lakes live in --work; with --work s3://BUCKET/PREFIX they go to the
+    # bucket, and the capture passes to a local temporary folder
+    lakes_root = str(work).rstrip("/")
+    if is_remote(work):
+        work = None if captures else pathlib.Path(tempfile.mkdtemp(prefix="mcpdelta-study-passes-"))
+    else:
+        work = pathlib.Path(work)
+    out = pathlib.Path(out)
     # the write-up's own inputs are read first: a mistake in one costs no capture
     population = load_population(population, servers_file) if population else None
     sdk_check = load_sdk_check(sdk_check) if sdk_check else None
@@ -119,7 +130,7 @@ def run_study(servers_file, out, *, work, policy, config, cache=None, offline=Fa
     t = time.perf_counter()
     from pipeline.lake.ingest import store
 
-    lakes = {"steps": Lake(str(work / "lake")), "latest": Lake(str(work / "lake-latest"))}
+    lakes = {"steps": Lake(f"{lakes_root}/lake"), "latest": Lake(f"{lakes_root}/lake-latest")}
     progress.stage("store", f"{len(folders)} capture passes")
     rows, attempts = read_passes(folders)  # parsed once, stored in both lakes
     for lake in lakes.values():
@@ -161,6 +172,10 @@ def run_study(servers_file, out, *, work, policy, config, cache=None, offline=Fa
                   title=title, captures=captures, recount=recount)
     summary["readme"] = str(facts["readme"])
     return summary
+
+
+def is_remote(place) -> bool:
+    return str(place).lower().startswith("s3://")
 
 
 def _peak_mib(who) -> int:

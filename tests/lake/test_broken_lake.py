@@ -134,7 +134,7 @@ def test_survey_no_crawl_on_a_missing_lake(tmp_path, mcpdelta):
     assert not (tmp_path / "nowhere").exists()  # nothing created
 
 
-@pytest.mark.parametrize("uri", ["s3://bucket/lake", "gs://bucket/lake", "hdfs://host/lake", "ftp://x/y"])
+@pytest.mark.parametrize("uri", ["gs://bucket/lake", "hdfs://host/lake", "ftp://x/y"])
 def test_an_unknown_uri_scheme_is_refused(tmp_path, mcpdelta, uri):
     for command in (("ingest", CAPTURES), ("survey", "--no-crawl"), ("report",), ("drift",)):
         result = mcpdelta(*command, "--lake", uri)
