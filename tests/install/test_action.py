@@ -5,7 +5,6 @@ environment standing in for actions/setup-python, against a real stdio
 server whose baseline differs."""
 
 import json
-import os
 import re
 import shutil
 import subprocess
