@@ -165,7 +165,7 @@ def drift_task(lake_root, policy, report_dir):
 
         write_file(folder / "drift.md", drift.markdown(report))
         write_file(folder / "drift.html", drift.page(report))
-        return named(folder / "drift.html")
+        return str(named(folder / "drift.html"))
 
 
 def _writer(held):

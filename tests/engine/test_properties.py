@@ -77,10 +77,35 @@ def _meaning(manifest):
                                if k not in ("inputSchema", "outputSchema")})
         for key in ("inputSchema", "outputSchema"):
             if key in original:
-                tool[key] = normalise_schema(original[key])[0]
+                tool[key] = _redundant_types_dropped(normalise_schema(original[key])[0])
         tools.append(tool)
     rest = _without_nulls({k: v for k, v in manifest.items() if k != "tools"})
     return json.dumps({**rest, "tools": tools}, sort_keys=True)
+
+
+def _json_types(value) -> set:
+    if isinstance(value, bool):
+        return {"boolean"}
+    if isinstance(value, int):
+        return {"integer", "number"}
+    if isinstance(value, float):
+        return {"number"} | ({"integer"} if value.is_integer() else set())
+    return {{str: "string", list: "array", dict: "object", type(None): "null"}[type(value)]}
+
+
+def _redundant_types_dropped(node):
+    """``type`` beside an ``enum`` whose every value is of that type says
+    nothing more (``{"type": "string", "enum": ["a"]}`` is ``{"enum": ["a"]}``)."""
+    if isinstance(node, list):
+        return [_redundant_types_dropped(x) for x in node]
+    if not isinstance(node, dict):
+        return node
+    out = {k: _redundant_types_dropped(v) for k, v in node.items()}
+    kinds = out.get("type")
+    kinds = {kinds} if isinstance(kinds, str) else set(kinds) if isinstance(kinds, list) else None
+    if kinds is not None and isinstance(out.get("enum"), list) and all(_json_types(v) & kinds for v in out["enum"]):
+        del out["type"]
+    return out
 
 
 def _surfaces(manifest):
