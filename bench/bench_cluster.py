@@ -9,8 +9,8 @@ scheduler`` and two ``dask worker`` processes, all on 127.0.0.1. Then, in
 interleaved rounds, each into a fresh lake:
 
 - ``mcpdelta survey`` into a folder (the CLI);
-- ``python -m flows.survey`` into a folder (the flow, local threads);
-- ``python -m flows.survey --task-runner dask`` into ``s3://`` (the crawl
+- ``python -m mcpdelta.flows.survey`` into a folder (the flow, local threads);
+- ``python -m mcpdelta.flows.survey --task-runner dask`` into ``s3://`` (the crawl
   and the diff fanned out over the two workers).
 
 Prints each run's wall time, whether its rows (captures, tools, attempts,
@@ -68,13 +68,13 @@ def main(argv=None):
             reference = reference or found
             equal.append(found == reference)
             folder = work / f"flow-{r}"
-            times["flow, folder"].append(timed([sys.executable, "-m", "flows.survey", *servers, "--lake",
+            times["flow, folder"].append(timed([sys.executable, "-m", "mcpdelta.flows.survey", *servers, "--lake",
                                                 folder / "lake", "--format", "json"], env, work))
             equal.append(rows(str(folder / "lake")) == reference)
             lake = f"s3://{BUCKET}/bench-{os.getpid()}-{r}"
             before = len(moto_log.read_bytes().splitlines())
             times["flow on the cluster, s3"].append(timed(
-                [sys.executable, "-m", "flows.survey", *servers, "--lake", lake, "--task-runner", "dask",
+                [sys.executable, "-m", "mcpdelta.flows.survey", *servers, "--lake", lake, "--task-runner", "dask",
                  "--address", cluster.address, "--format", "json"], env, work))
             requests.append(len(moto_log.read_bytes().splitlines()) - before)
             equal.append(rows(lake) == reference)

@@ -28,8 +28,8 @@ HERE = pathlib.Path(__file__).resolve().parent
 # an installed mcpdelta is measured, as users run it; a checkout without one, its own source
 sys.path.append(str(HERE.parent))
 
-from pipeline.crawl.runner import crawl  # noqa: E402
-from pipeline.crawl.servers import parse  # noqa: E402
+from mcpdelta.crawl.runner import crawl  # noqa: E402
+from mcpdelta.crawl.servers import parse  # noqa: E402
 
 SERVER = HERE / "servers" / "raw_demo.py"
 

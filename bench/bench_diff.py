@@ -33,8 +33,8 @@ ROOT = HERE.parent
 # an installed mcpdelta is measured, as users run it; a checkout without one, its own source
 sys.path.append(str(ROOT))
 
-from pipeline.engine import diff  # noqa: E402
-from pipeline.engine.manifest import read_manifest  # noqa: E402
+from mcpdelta.engine import diff  # noqa: E402
+from mcpdelta.engine.manifest import read_manifest  # noqa: E402
 
 WORDS = ("search list create update delete fetch item record user project issue file "
          "page note tag query filter sort limit offset owner repo branch commit status").split()
@@ -215,7 +215,7 @@ def main(argv=None) -> int:
         repeat = max(10, args.repeat // 2)
         # an installed package is byte-compiled at install time; an editable
         # one is not, and PYTHONDONTWRITEBYTECODE would keep it that way
-        subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "pipeline")], check=True)
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "mcpdelta")], check=True)
         bare = _wall([sys.executable, "-c", "pass"], repeat)
         ours = _wall([str(script), "diff", str(a), str(b)], repeat)
         plain = _wall([str(script), "diff", str(a), str(b), "--witness", "never"], repeat)

@@ -14,7 +14,7 @@ import time
 # an installed mcpdelta is measured, as users run it; a checkout without one, its own source
 sys.path.append(str(pathlib.Path(__file__).resolve().parent.parent))
 
-from pipeline.contract import jcs, tool_digest  # noqa: E402
+from mcpdelta.contract import jcs, tool_digest  # noqa: E402
 
 
 def _tool(numbers: bool) -> dict:

@@ -71,7 +71,7 @@ SIDES = ("today", "new")
 
 
 def safe(text: str) -> str:
-    from pipeline.crawl.servers import safe_name
+    from mcpdelta.crawl.servers import safe_name
     return safe_name(text)
 
 

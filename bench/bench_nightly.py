@@ -52,8 +52,8 @@ sys.path.append(str(ROOT))
 
 import yaml  # noqa: E402
 
-from pipeline.crawl.servers import safe_name  # noqa: E402
-from pipeline.lake import Lake  # noqa: E402
+from mcpdelta.crawl.servers import safe_name  # noqa: E402
+from mcpdelta.lake import Lake  # noqa: E402
 
 MCPDELTA = str(pathlib.Path(sys.executable).with_name("mcpdelta"))
 
@@ -61,9 +61,9 @@ MCPDELTA = str(pathlib.Path(sys.executable).with_name("mcpdelta"))
 # or this one): argv servers file, package cache; prints what it found and took.
 LOOKUP_PASS = r"""
 import asyncio, json, sys, time
-from pipeline.crawl.packages import PackageCache
-from pipeline.crawl.runner import expand_sweeps
-from pipeline.crawl.servers import load
+from mcpdelta.crawl.packages import PackageCache
+from mcpdelta.crawl.runner import expand_sweeps
+from mcpdelta.crawl.servers import load
 started = time.perf_counter()
 targets, limits = load(sys.argv[1])
 read = time.perf_counter() - started

@@ -21,12 +21,12 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 # an installed mcpdelta is measured, as users run it; a checkout without one, its own source
 sys.path.append(str(ROOT))
 
-from pipeline.config import Config  # noqa: E402
-from pipeline.engine.policy import Policy  # noqa: E402
-from pipeline.judge.lakestage import judge_lake  # noqa: E402
-from pipeline.lake import Lake  # noqa: E402
-from pipeline.lake.ingest import capture_row, store  # noqa: E402
-from pipeline.survey.diffstage import engine_version, policy_hash, run_diff_stage  # noqa: E402
+from mcpdelta.config import Config  # noqa: E402
+from mcpdelta.engine.policy import Policy  # noqa: E402
+from mcpdelta.judge.lakestage import judge_lake  # noqa: E402
+from mcpdelta.lake import Lake  # noqa: E402
+from mcpdelta.lake.ingest import capture_row, store  # noqa: E402
+from mcpdelta.survey.diffstage import engine_version, policy_hash, run_diff_stage  # noqa: E402
 from tests.judge.llm_server import FakeLLM, answer  # noqa: E402
 
 KEY_ENV = "MCPDELTA_BENCH_JUDGE_KEY"

@@ -210,7 +210,7 @@ def _cpu() -> float:
 
 
 def _timed_stage(lake, policy, workers):
-    from pipeline.survey.diffstage import run_diff_stage
+    from mcpdelta.survey.diffstage import run_diff_stage
 
     start, cpu = time.perf_counter(), _cpu()
     stats = run_diff_stage(lake, policy, workers=workers)
@@ -227,9 +227,9 @@ def main(argv=None) -> int:
                         help="grow the histories from the real captures in data/")
     parser.add_argument("--lake", help="keep the lake here (default: a temporary folder)")
     args = parser.parse_args(argv)
-    from pipeline.engine.policy import Policy
-    from pipeline.lake import Lake
-    from pipeline.lake.ingest import capture_row, store
+    from mcpdelta.engine.policy import Policy
+    from mcpdelta.lake import Lake
+    from mcpdelta.lake.ingest import capture_row, store
 
     load_start = os.getloadavg()[0]
     if args.realistic:
@@ -279,9 +279,9 @@ def main(argv=None) -> int:
 
     pairs = runs[0][1]["pairs"]
     kind = "realistic (grown from data/ captures)" if args.realistic else "synthetic"
-    import pipeline
+    import mcpdelta
 
-    print(f"mcpdelta from {pathlib.Path(pipeline.__file__).parent}")
+    print(f"mcpdelta from {pathlib.Path(mcpdelta.__file__).parent}")
     print(f"{kind} lake: {args.servers} servers x {args.versions} versions = {captures} captures, "
           f"{size / captures / 1024:.1f} KB each on average (generated in {generate_s:.1f} s); "
           f"{moved} of {pairs} pairs with changes, {changes} changes")

@@ -1,6 +1,6 @@
 """A second reader of a study's captures: its headline figures recounted
 from the capture files with code that shares nothing with the study (the
-standard library only; nothing of ``pipeline`` is imported).
+standard library only; nothing of ``mcpdelta`` is imported).
 
     python bench/recount.py PASS_A [PASS_B ...] > recount.json
 

@@ -57,10 +57,10 @@ def crawl_inputs() -> dict:
 
 
 def lake_inputs() -> dict:
-    from pipeline.engine.policy import Policy
-    from pipeline.lake import Lake
-    from pipeline.lake.ingest import rows_from_folder, store
-    from pipeline.survey.diffstage import run_diff_stage
+    from mcpdelta.engine.policy import Policy
+    from mcpdelta.lake import Lake
+    from mcpdelta.lake.ingest import rows_from_folder, store
+    from mcpdelta.survey.diffstage import run_diff_stage
 
     with tempfile.TemporaryDirectory() as folder:
         lake = Lake(f"{folder}/lake")

@@ -94,15 +94,15 @@ async def sdk_tools(command: str, args: list, env: dict, cwd) -> tuple[list, str
 
 
 def lists_no_tools(manifest) -> bool:
-    from pipeline.crawl.runner import lists_no_tools as empty
+    from mcpdelta.crawl.runner import lists_no_tools as empty
 
     return empty(manifest)
 
 
 async def check(target, version, published_at, manifest, cache) -> dict:
-    from pipeline.crawl.packages import runtime_env
-    from pipeline.crawl.runner import isolated_env
-    from pipeline.crawl.servers import expand
+    from mcpdelta.crawl.packages import runtime_env
+    from mcpdelta.crawl.runner import isolated_env
+    from mcpdelta.crawl.servers import expand
 
     row = {"server_id": target.id, "version": version,
            "crawler_tools": len(manifest.get("tools") or [])}
@@ -148,8 +148,8 @@ def write_result(path: pathlib.Path, rows: dict) -> None:
 
 
 async def main(argv=None) -> int:
-    from pipeline.crawl.packages import PackageCache, default_cache, version_key
-    from pipeline.crawl.servers import load
+    from mcpdelta.crawl.packages import PackageCache, default_cache, version_key
+    from mcpdelta.crawl.servers import load
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("servers")

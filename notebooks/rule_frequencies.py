@@ -34,7 +34,7 @@ SERVERS = []  # server ids or globs (["acme-*"]) to keep; empty: every server
 # %matplotlib inline
 import polars as pl
 
-from pipeline.survey.report import (frame, open_lake, plot_breaking_by_version,
+from mcpdelta.survey.report import (frame, open_lake, plot_breaking_by_version,
                                     plot_rule_frequencies, plot_severity_mix, scope_of)
 
 pl.Config.set_tbl_rows(30)

@@ -46,7 +46,7 @@ SERVERS = []  # server ids or globs (["acme-*"]) to keep; empty: every server
 # %matplotlib inline
 import polars as pl
 
-from pipeline.survey.report import GRADES, frame, open_lake, plot_semver_honesty, scope_of
+from mcpdelta.survey.report import GRADES, frame, open_lake, plot_semver_honesty, scope_of
 
 pl.Config.set_tbl_rows(30)
 con = open_lake(LAKE, SERVERS)

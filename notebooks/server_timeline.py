@@ -35,7 +35,7 @@ LIMIT = 6  # with no filter: how many servers to draw (the ones that changed mos
 # %matplotlib inline
 import polars as pl
 
-from pipeline.survey.report import frame, open_lake, plot_server_timeline, scope_of
+from mcpdelta.survey.report import frame, open_lake, plot_server_timeline, scope_of
 
 pl.Config.set_tbl_rows(40)
 pl.Config.set_fmt_str_lengths(70)

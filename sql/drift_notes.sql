@@ -1,6 +1,6 @@
 -- Description drift with the jury's word: every row of description_drift
 -- (sql/description_drift.sql, created first as a view of that name, see
--- pipeline/commands/drift.py) with the latest advisory note of each judge on
+-- mcpdelta/commands/drift.py) with the latest advisory note of each judge on
 -- that change. Notes are matched by content (server, rule, entity, path, old
 -- and new text), so a note survives an engine upgrade. One row per change:
 -- `notes` lists each judge's latest note, the jury's last; `headline` is the

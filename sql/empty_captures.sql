@@ -3,11 +3,11 @@
 -- same server lists tools (a server started without the configuration it
 -- lists its tools for). The crawler records the first kind as a failure
 -- (`error_kind` empty, the cause from the server's stderr; see
--- pipeline/crawl/runner.py lists_no_tools); this view reads the lake the
+-- mcpdelta/crawl/runner.py lists_no_tools); this view reads the lake the
 -- same way, and adds the second kind, which only the other releases show.
 -- Such a contract is never a release (sql/releases.sql), and the attempts
 -- that captured it read as failures of kind `empty` (the view `attempts`).
--- Created as the view `empty_captures` by pipeline.lake.
+-- Created as the view `empty_captures` by mcpdelta.lake.
 WITH listed AS (
     SELECT server_id, manifest_digest, count(*) AS tools FROM tools GROUP BY server_id, manifest_digest
 ),

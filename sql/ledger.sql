@@ -2,10 +2,10 @@
 -- found in it. A pair retried after an error keeps both ledger rows: the
 -- latest success is the answer. Counts are of unsuppressed changes by
 -- effective severity; the BREAKING ones split by what stands behind them
--- (the macro `evidence`, pipeline/witness/evidence.py): `proven` by a
+-- (the macro `evidence`, mcpdelta/witness/evidence.py): `proven` by a
 -- witness a validator confirmed, `by_rule` with no witness for a named
 -- reason, `unexplained` with neither (reported, not proved).
--- Created as the view `ledger` by pipeline.lake; `release_steps` and the
+-- Created as the view `ledger` by mcpdelta.lake; `release_steps` and the
 -- write-up's to_latest.sql read their counts here.
 WITH latest AS (
     SELECT * FROM pairs

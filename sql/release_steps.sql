@@ -5,7 +5,7 @@
 -- ledger (the view `ledger`, sql/ledger.sql: each pair of contracts once,
 -- by digest, so a pair diffed once for any reason counts wherever it
 -- occurs). Built on the view `releases` (sql/releases.sql); created as
--- the view `release_steps` by pipeline.lake.
+-- the view `release_steps` by mcpdelta.lake.
 --
 -- unstable, schemaless: either release is (sql/releases.sql).
 -- recipe_changed: the two releases were captured under different recipes

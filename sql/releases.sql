@@ -3,7 +3,7 @@
 -- its install was pinned to, where the crawl log says), when this lake first
 -- saw it (first_seen: its earliest attempt or capture row, a failed one
 -- included: `attempts` keeps every run's), the recipe its first capture ran
--- under (recipe_hash, pipeline/crawl/recipe.py; null where the crawl log
+-- under (recipe_hash, mcpdelta/crawl/recipe.py; null where the crawl log
 -- recorded none) and how many recipes its captures ran under (recipes), and
 -- two warnings. A contract that lists no tools where tools were expected
 -- (sql/empty_captures.sql) is no release: its version failed.
@@ -18,7 +18,7 @@
 --   server, so its publish date (and an install pinned to it) is later
 --   than the release itself: a re-upload or a backport.
 --
--- Created as the view `releases` by pipeline.lake; `release_steps` and the
+-- Created as the view `releases` by mcpdelta.lake; `release_steps` and the
 -- survey write-up build on it.
 WITH captured AS (
     SELECT server_id, version, min(version_key) AS version_key, min(captured_at) AS captured_at,

@@ -1,7 +1,7 @@
 -- How often each rule fired, at which effective severity, across how many
 -- servers and pairs. Suppressed changes are counted apart. Of the
 -- unsuppressed BREAKING ones, what stands behind them (the macro
--- `evidence`, pipeline/witness/evidence.py): proven, by rule, unexplained.
+-- `evidence`, mcpdelta/witness/evidence.py): proven, by rule, unexplained.
 SELECT rule,
        severity,
        count(*) FILTER (WHERE NOT suppressed) AS changes,

@@ -3,7 +3,7 @@
 import email.utils
 import time
 
-from pipeline.retry_after import retry_after
+from mcpdelta.retry_after import retry_after
 
 
 def test_delta_seconds_and_dates():

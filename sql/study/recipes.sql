@@ -1,4 +1,4 @@
--- The recipes the captures ran under (pipeline/crawl/recipe.py; the
+-- The recipes the captures ran under (mcpdelta/crawl/recipe.py; the
 -- attempts' recipe_hash and recipe_json, null where the crawl log recorded
 -- none). Rows with level 'recipe', one per server and recipe: its argument
 -- list, the names of the environment variables it set (never their

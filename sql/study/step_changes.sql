@@ -1,7 +1,7 @@
 -- Every unsuppressed change of a counted release step (release_steps.counted),
 -- with the step it arrived in: the rows step_breaks.sql, rules.sql and
 -- backtest.sql count, each with what stands behind it (`evidence`: proven,
--- by rule or unexplained; the macro from pipeline/witness/evidence.py).
+-- by rule or unexplained; the macro from mcpdelta/witness/evidence.py).
 -- Created first as the view `step_changes`.
 SELECT s.server_id, s.position, s.old_version, s.new_version, s.declared, s.bumped,
        c.rule, c.severity, c.entity, c.path, c.message, c.witness_json, c.witness_note,

@@ -1,6 +1,6 @@
 -- The BREAKING changes of counted steps (step_breaks.sql, created first as
 -- the view `step_breaks`) by what stands behind them, the one reading of
--- pipeline/witness/evidence.py (the macros `evidence` and `named_reason`):
+-- mcpdelta/witness/evidence.py (the macros `evidence` and `named_reason`):
 -- proven (a witness a validator confirmed), by rule (no witness, for the
 -- named reason the note opens with: `reason`) or unexplained (no witness
 -- and no named reason: the bounded search gave up or its budget ran out;

@@ -259,8 +259,8 @@ def test_approve_appends_to_a_reviewed_file_and_keeps_its_comments(pair):
 
 
 def test_fingerprints_ignore_notation_and_name_the_meaning():
-    from pipeline.approvals import fingerprint
-    from pipeline.engine.change import Change
+    from mcpdelta.approvals import fingerprint
+    from mcpdelta.engine.change import Change
 
     def change(old, new, path="/tools/t/inputSchema/properties/p"):
         return Change("tool.input.property.removed", "t", path, old, new)

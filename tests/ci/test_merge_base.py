@@ -56,7 +56,7 @@ def test_a_merge_base_side_reads_the_baseline_where_the_branch_left_main(repo):
 
 def test_ci_baseline_at_the_merge_base(repo):
     def ci(at):
-        done = subprocess.run([sys.executable, "-m", "pipeline", "ci", "--servers", "servers.yaml",
+        done = subprocess.run([sys.executable, "-m", "mcpdelta", "ci", "--servers", "servers.yaml",
                                "--baseline", "baselines", "--baseline-at", at, "--markdown", "summary.md"],
                               cwd=repo, capture_output=True, text=True, timeout=120)
         assert "Traceback" not in done.stderr
@@ -87,7 +87,7 @@ def test_ci_approves_reads_approvals_and_annotates_a_stale_one(repo):
         env = {"PATH": "/usr/bin:/bin", "HOME": str(repo), "GITHUB_ACTIONS": "true",
                "GITHUB_OUTPUT": str(repo / "output.txt")}
         (repo / "output.txt").write_text("")
-        done = subprocess.run([sys.executable, "-m", "pipeline", "ci", "--servers", "servers.yaml",
+        done = subprocess.run([sys.executable, "-m", "mcpdelta", "ci", "--servers", "servers.yaml",
                                "--baseline", "baselines", "--baseline-at", "merge-base(main)", *extra],
                               cwd=repo, capture_output=True, text=True, timeout=120, env=env)
         assert "Traceback" not in done.stderr

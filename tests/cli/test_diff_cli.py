@@ -189,7 +189,7 @@ def test_python_dash_m_pipeline_is_the_same_command(tmp_path):
     import subprocess
     import sys
 
-    result = subprocess.run([sys.executable, "-m", "pipeline", "diff", *map(str, DOCS_PAIR)],
+    result = subprocess.run([sys.executable, "-m", "mcpdelta", "diff", *map(str, DOCS_PAIR)],
                             capture_output=True, text=True)
     assert result.returncode == 0
     assert "tool.description.changed" in result.stdout
@@ -221,8 +221,8 @@ def test_a_digest_that_moves_with_nothing_to_classify_grades_patch(mcpdelta, tmp
 
 
 def _diff_help():
-    from pipeline import cli
-    from pipeline.commands import diff
+    from mcpdelta import cli
+    from mcpdelta.commands import diff
 
     parser = cli.build_parser("diff")
     sub = parser._subparsers._group_actions[0].choices["diff"]
@@ -236,7 +236,7 @@ def test_help_wraps_at_the_terminal_width_as_argparse_would(monkeypatch, columns
     formatter reads it, without argparse importing shutil for it."""
     import argparse
 
-    from pipeline import cli
+    from mcpdelta import cli
 
     monkeypatch.setenv("COLUMNS", str(columns))
     ours = _diff_help()

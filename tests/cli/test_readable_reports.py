@@ -9,11 +9,11 @@ import re
 
 import pytest
 
-from pipeline.engine.catalog import RULES
-from pipeline.engine.policy import Policy
-from pipeline.engine.result import DiffResult
-from pipeline.report import render
-from pipeline.report.view import PROSE_LIMIT, natural_key
+from mcpdelta.engine.catalog import RULES
+from mcpdelta.engine.policy import Policy
+from mcpdelta.engine.result import DiffResult
+from mcpdelta.report import render
+from mcpdelta.report.view import PROSE_LIMIT, natural_key
 from tests.conftest import ROOT
 
 REFERENCE = ROOT / "data" / "samples" / "reference"

@@ -8,10 +8,10 @@ import jsonschema
 import pytest
 import xmlschema
 
-from pipeline.engine.catalog import RULES
-from pipeline.engine.policy import Ignore, Policy
-from pipeline.engine.result import DiffResult
-from pipeline.report import render
+from mcpdelta.engine.catalog import RULES
+from mcpdelta.engine.policy import Ignore, Policy
+from mcpdelta.engine.result import DiffResult
+from mcpdelta.report import render
 from tests.conftest import PAIRS
 
 SCHEMAS = pathlib.Path(__file__).resolve().parent.parent / "schemas"

@@ -5,13 +5,13 @@ import json
 
 import pytest
 
-from pipeline.engine.catalog import RULES
-from pipeline.report.rule_help import example, explain, severity_text
+from mcpdelta.engine.catalog import RULES
+from mcpdelta.report.rule_help import example, explain, severity_text
 
 
 @pytest.mark.parametrize("rule_id", list(RULES))
 def test_every_rule_is_explained_with_an_example_that_fires_it(rule_id):
-    from pipeline.engine import diff
+    from mcpdelta.engine import diff
 
     rule = RULES[rule_id]
     case = example(rule_id)

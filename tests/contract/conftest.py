@@ -17,7 +17,7 @@ def _console_script():
     if beside.exists():
         return [str(beside)]
     found = shutil.which("mcpdelta")
-    return [found] if found else [sys.executable, "-m", "pipeline"]
+    return [found] if found else [sys.executable, "-m", "mcpdelta"]
 
 
 MCPDELTA = _console_script()

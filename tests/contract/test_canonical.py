@@ -18,8 +18,8 @@ import pytest
 import rfc8785
 from hypothesis import given, settings, strategies as st
 
-from pipeline import contract as C
-from pipeline.contract import CanonicalError, jcs
+from mcpdelta import contract as C
+from mcpdelta.contract import CanonicalError, jcs
 
 APPENDIX_B = [
     ("0000000000000000", "0"),                         # zero

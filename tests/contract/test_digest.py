@@ -12,8 +12,8 @@ import pathlib
 
 import pytest
 
-from pipeline import contract as C
-from pipeline.contract import jcs
+from mcpdelta import contract as C
+from mcpdelta.contract import jcs
 
 from .conftest import manifest, write_json
 
@@ -170,7 +170,7 @@ def test_the_detector_finds_a_hand_rolled_projection():
     assert projections("def f(t):\n    return {k: t[k] for k in ('name', 'description', 'inputSchema') if k in t}")
     assert projections("def f(t):\n    return {'name': t['name'], 'inputSchema': t.get('inputSchema'),"
                        " 'annotations': t.get('annotations')}")
-    assert projections("from pipeline.contract import CONTRACT_FIELDS\n"
+    assert projections("from mcpdelta.contract import CONTRACT_FIELDS\n"
                        "def f(t):\n    return {k: t[k] for k in CONTRACT_FIELDS}")
     assert not projections("def f(t):\n    return {k: t[k] for k in ('inputSchema', 'outputSchema')}")
 
@@ -181,7 +181,7 @@ def test_contract_of_is_the_only_projection():
         lines = projections(path.read_text(encoding="utf-8"))
         if lines:
             owners[str(path.relative_to(PACKAGE.parent))] = lines
-    assert list(owners) == ["pipeline/contract.py"], owners
+    assert list(owners) == ["mcpdelta/contract.py"], owners
     tree = ast.parse((PACKAGE / "contract.py").read_text(encoding="utf-8"))
     holders = [f.name for f in ast.walk(tree) if isinstance(f, ast.FunctionDef)
                and any(isinstance(n, (ast.DictComp, ast.Dict)) and projections(ast.unparse(n)) for n in ast.walk(f))]
@@ -211,7 +211,7 @@ def test_only_contract_py_canonicalises_or_names_the_scheme():
         owner = path == PACKAGE / "contract.py"
         seen += owner and "rfc8785" in imports and any("mcp-contract-v2-sha256" in s for s in strings)
         if not owner:
-            assert "rfc8785" not in imports, f"{path}: canonicalise through pipeline.contract.jcs"
+            assert "rfc8785" not in imports, f"{path}: canonicalise through mcpdelta.contract.jcs"
             assert not any("mcp-contract-v2-sha256" in s for s in strings), \
-                f"{path}: take the scheme from pipeline.contract"
+                f"{path}: take the scheme from mcpdelta.contract"
     assert seen == 1  # the owner itself is found, so the scan can see what it looks for

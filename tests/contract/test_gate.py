@@ -7,7 +7,7 @@ import hashlib
 import pytest
 import yaml
 
-from pipeline.contract import jcs
+from mcpdelta.contract import jcs
 
 from .conftest import EXAMPLE, manifest, write_json
 

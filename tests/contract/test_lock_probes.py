@@ -169,8 +169,8 @@ BAD = [
 
 @pytest.mark.parametrize("block, problem", BAD)
 def test_a_malformed_probes_block_is_refused_naming_the_entry(weather, block, problem):
-    from pipeline.errors import InputError
-    from pipeline.lockfile import parse_lockfile
+    from mcpdelta.errors import InputError
+    from mcpdelta.lockfile import parse_lockfile
 
     lock = yaml.safe_load((weather / "lock.yaml").read_text())
     lock["tools"]["get_conditions"]["probes"] = yaml.safe_load(block)["probes"]
@@ -180,8 +180,8 @@ def test_a_malformed_probes_block_is_refused_naming_the_entry(weather, block, pr
 
 
 def test_two_tools_cannot_pin_one_probe_name(weather):
-    from pipeline.errors import InputError
-    from pipeline.lockfile import parse_lockfile
+    from mcpdelta.errors import InputError
+    from mcpdelta.lockfile import parse_lockfile
 
     lock = yaml.safe_load((weather / "lock.yaml").read_text())
     lock["tools"]["get_forecast"]["probes"] = lock["tools"]["get_conditions"]["probes"]

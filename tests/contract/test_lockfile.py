@@ -7,8 +7,8 @@ import shutil
 import pytest
 import yaml
 
-from pipeline.contract import jcs
-from pipeline.lockfile import bump_of, parse_semver
+from mcpdelta.contract import jcs
+from mcpdelta.lockfile import bump_of, parse_semver
 
 from .conftest import EXAMPLE, manifest, write_json
 
@@ -186,7 +186,7 @@ def test_bump_of(prior, declared, bump):
 
 @pytest.mark.parametrize("text", ["1.0", "v1.0.0", "01.0.0", "1.0.0.0", "", None, 1])
 def test_parse_semver_rejects(text):
-    from pipeline.errors import InputError
+    from mcpdelta.errors import InputError
     with pytest.raises(InputError):
         parse_semver(text, "x")
 
@@ -195,7 +195,7 @@ def test_parse_semver_rejects(text):
 
 from hypothesis import given, settings, strategies as st  # noqa: E402
 
-from pipeline.lockfile import build_lockfile, dump_lockfile, parse_lockfile  # noqa: E402
+from mcpdelta.lockfile import build_lockfile, dump_lockfile, parse_lockfile  # noqa: E402
 
 _text = st.text(alphabet=st.characters(exclude_categories=("Cs",)), max_size=10)
 _values = st.recursive(

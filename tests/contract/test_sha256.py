@@ -9,8 +9,8 @@ import sys
 
 PROBE = r"""
 import json, sys
-from pipeline.contract import SCHEME_V2, jcs, tool_digest
-from pipeline.sha256 import BUILTIN_BYTES
+from mcpdelta.contract import SCHEME_V2, jcs, tool_digest
+from mcpdelta.sha256 import BUILTIN_BYTES
 tool = {"name": "t", "description": "d" * 1000, "inputSchema": {"type": "object"}}
 out = {"size": len(SCHEME_V2.encode() + b"\x00" + jcs(tool)), "digests": []}
 for _ in range(3):
@@ -32,7 +32,7 @@ def test_the_same_digest_before_and_after_openssl_takes_over():
     assert out["after_few"] is False  # a few digests: no OpenSSL
     # it took over once the bytes hashed passed the limit, not before
     assert (out["count_at_switch"] - 1) * out["size"] <= out["limit"] < out["count_at_switch"] * out["size"]
-    from pipeline.contract import SCHEME_V2, jcs
+    from mcpdelta.contract import SCHEME_V2, jcs
 
     tool = {"name": "t", "description": "d" * 1000, "inputSchema": {"type": "object"}}
     expected = f"{SCHEME_V2}:" + hashlib.sha256(SCHEME_V2.encode() + b"\x00" + jcs(tool)).hexdigest()
@@ -44,7 +44,7 @@ def test_a_diff_never_loads_openssl(tmp_path):
     new = {"tools": [{"name": "a", "inputSchema": {"type": "object", "properties": {}}}]}
     (tmp_path / "old.json").write_text(json.dumps(old))
     (tmp_path / "new.json").write_text(json.dumps(new))
-    probe = ("import sys\nfrom pipeline.cli import main\n"
+    probe = ("import sys\nfrom mcpdelta.cli import main\n"
              "try:\n    main(['diff', 'old.json', 'new.json', '--format', 'json'])\n"
              "except SystemExit:\n    pass\n"
              "print('LOADED' if 'hashlib' in sys.modules else 'NOT LOADED', file=sys.stderr)")

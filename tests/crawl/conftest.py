@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.crawl.model import Limits, Target
-from pipeline.crawl.packages import PackageCache
-from pipeline.crawl.runner import crawl
+from mcpdelta.crawl.model import Limits, Target
+from mcpdelta.crawl.packages import PackageCache
+from mcpdelta.crawl.runner import crawl
 
 HERE = Path(__file__).resolve().parent
 SERVERS = HERE / "servers"
@@ -110,7 +110,7 @@ def demo_notes_http():
 @pytest.fixture(scope="session")
 def demo_crawl(tmp_path_factory):
     """The embedded demo servers crawled once through the real CLI."""
-    from pipeline.cli import main
+    from mcpdelta.cli import main
 
     out = tmp_path_factory.mktemp("demo-crawl")
     rc = main(["crawl", "--servers", str(REPO / "data" / "servers" / "demo.yaml"), "--out", str(out)])

@@ -13,8 +13,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from pipeline.cli import main
-from pipeline.crawl.model import Target
+from mcpdelta.cli import main
+from mcpdelta.crawl.model import Target
 
 from .conftest import DEMO, FAULT_STDIO, alive, fast_limits, only, run_crawl, stdio_target
 
@@ -235,7 +235,7 @@ def test_stopping_the_crawl_ends_every_server(tmp_path, signum, no_leftovers):
     servers.write_text(f'servers:\n  - {{id: stuck, command: "{{python}}", args: ["{FAULT_STDIO}", hang-stubborn], '
                        f'env: {{PIDFILE: "{pidfile}", ESCAPE: "1"}}}}\n'
                        f'limits: {{timeout_s: 60, total_timeout_s: 120}}\n')
-    crawl = subprocess.Popen([sys.executable, "-m", "pipeline", "crawl", "--servers", str(servers),
+    crawl = subprocess.Popen([sys.executable, "-m", "mcpdelta", "crawl", "--servers", str(servers),
                               "--out", str(tmp_path / "out")], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                              text=True)
     try:
@@ -253,8 +253,8 @@ def test_stopping_the_crawl_ends_every_server(tmp_path, signum, no_leftovers):
 
 
 def test_the_lake_attempts_keep_the_new_fields(tmp_path):
-    from pipeline.lake import Lake
-    from pipeline.lake.ingest import rows_from_folder, store
+    from mcpdelta.lake import Lake
+    from mcpdelta.lake.ingest import rows_from_folder, store
 
     run_crawl([demo_target("dual", "modern"), stdio_target("exit-early")], tmp_path / "out")
     lake = Lake(str(tmp_path / "lake"))

@@ -7,7 +7,7 @@ import uuid
 import httpx
 import pytest
 
-from pipeline.crawl.model import Target
+from mcpdelta.crawl.model import Target
 
 from .conftest import fast_limits, only, run_crawl
 

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.crawl.packages import PackageCache
-from pipeline.crawl.toolchain import interpreters
-from pipeline.crawl.runner import crawl
-from pipeline.crawl.servers import load
+from mcpdelta.crawl.packages import PackageCache
+from mcpdelta.crawl.toolchain import interpreters
+from mcpdelta.crawl.runner import crawl
+from mcpdelta.crawl.servers import load
 
 from .conftest import fast_limits
 from .servers.local_index import LocalIndex

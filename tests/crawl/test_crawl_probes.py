@@ -8,9 +8,9 @@ import sys
 
 import pytest
 
-from pipeline.crawl.model import Target
-from pipeline.crawl.probes import Probe, parse_probes
-from pipeline.errors import InputError
+from mcpdelta.crawl.model import Target
+from mcpdelta.crawl.probes import Probe, parse_probes
+from mcpdelta.errors import InputError
 from tests.conftest import _console_script
 from tests.crawl.conftest import DEMO, SERVERS, fast_limits, only, run_crawl
 
@@ -115,7 +115,7 @@ def test_behavioural_rules_reach_every_format(weather, fmt):
 def test_probes_land_in_the_lake_keyed_like_tools(weather, tmp_path):
     import duckdb  # noqa: F401 - the lake is queried by DuckDB
 
-    from pipeline.lake import Lake
+    from mcpdelta.lake import Lake
 
     done = subprocess.run([_console_script(), "ingest", str(weather.parent), "--lake", "lake"], cwd=tmp_path,
                           capture_output=True, text=True, timeout=120)

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.cli import main
-from pipeline.crawl.packages import PackageCache, check_selector, select
-from pipeline.crawl.servers import load
+from mcpdelta.cli import main
+from mcpdelta.crawl.packages import PackageCache, check_selector, select
+from mcpdelta.crawl.servers import load
 
 from .conftest import FAULT_STDIO, fast_limits, run_crawl
 
@@ -280,7 +280,7 @@ def test_cli_empty_client_name_is_exit_2(tmp_path, capsys):
 
 
 def test_npm_install_failure_reason_is_the_error_not_the_log_path():
-    from pipeline.crawl.toolchain import npm_reason
+    from mcpdelta.crawl.toolchain import npm_reason
 
     err = ("npm error code ETARGET\n"
            "npm error notarget No matching version found for playwright@1.60.0-alpha-1 with a date before 8/21/2026.\n"
@@ -293,7 +293,7 @@ def test_npm_install_failure_reason_is_the_error_not_the_log_path():
 
 
 def test_npm_exiting_with_only_its_log_path_is_explained_by_the_log(tmp_path):
-    from pipeline.crawl.toolchain import npm_reason
+    from mcpdelta.crawl.toolchain import npm_reason
 
     log = tmp_path / "debug-0.log"  # the shape npm 11 leaves when it exits 1 saying nothing else
     log.write_text("19 silly placeDep ROOT figma-developer-mcp@0.1.0 OK for:  want: 0.1.0\n"

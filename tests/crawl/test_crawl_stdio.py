@@ -187,7 +187,7 @@ def test_unimplemented_optional_list_is_a_note(tmp_path, mode, method, key):
 
 
 def test_failed_tools_list_is_a_failure(tmp_path, capsys):
-    from pipeline.cli import main
+    from mcpdelta.cli import main
 
     servers = tmp_path / "servers.yaml"
     servers.write_text(f'servers:\n  - {{id: broken, command: "{{python}}", args: ["{FAULT_STDIO}", fail-tools]}}\n')
@@ -250,7 +250,7 @@ def test_concurrency_many_servers_each_a_row(tmp_path):
 
 
 def test_default_client_identity_is_sent(tmp_path):
-    from pipeline import __version__
+    from mcpdelta import __version__
 
     rec = only(run_crawl([stdio_target("echo-client")], tmp_path))
     assert rec.ok, rec
@@ -264,9 +264,9 @@ def test_second_client_identity_reaches_the_server(tmp_path):
     """A second capture pass: the server sees the chosen clientInfo and protocol version."""
     import asyncio
 
-    from pipeline.crawl.model import ClientIdentity
-    from pipeline.crawl.packages import PackageCache
-    from pipeline.crawl.runner import crawl
+    from mcpdelta.crawl.model import ClientIdentity
+    from mcpdelta.crawl.packages import PackageCache
+    from mcpdelta.crawl.runner import crawl
 
     client = ClientIdentity(name="second-pass", version="0.0.1", protocol_version="2025-06-18")
     cache = PackageCache(tmp_path / ".cache", 600, offline=True)
@@ -285,9 +285,9 @@ def test_second_client_identity_reaches_the_server(tmp_path):
 def test_offered_old_protocol_needs_no_negotiation(tmp_path):
     import asyncio
 
-    from pipeline.crawl.model import ClientIdentity
-    from pipeline.crawl.packages import PackageCache
-    from pipeline.crawl.runner import crawl
+    from mcpdelta.crawl.model import ClientIdentity
+    from mcpdelta.crawl.packages import PackageCache
+    from mcpdelta.crawl.runner import crawl
 
     cache = PackageCache(tmp_path / ".cache", 600, offline=True)
     rec = only(asyncio.run(crawl([stdio_target("old-only")], fast_limits(), tmp_path / "out", cache=cache,

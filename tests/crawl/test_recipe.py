@@ -1,9 +1,9 @@
-"""The recipe each capture records (pipeline/crawl/recipe.py), read from real
+"""The recipe each capture records (mcpdelta/crawl/recipe.py), read from real
 servers files and fixture files."""
 
 import json
 
-from pipeline.crawl.servers import load
+from mcpdelta.crawl.servers import load
 
 
 def write(tmp_path, env, args=("--config", "fixtures/settings.json", "--root", ".", "--up", "../..", "{version}")):

@@ -4,8 +4,8 @@ import json
 import pathlib
 import re
 
-from pipeline.engine.catalog import PROSE, RULES, SEVERITIES
-from pipeline.report.rules_doc import rules_markdown
+from mcpdelta.engine.catalog import PROSE, RULES, SEVERITIES
+from mcpdelta.report.rules_doc import rules_markdown
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SPEC = ROOT.parent / "shared" / "spec" / "rule-reference.md"
@@ -113,6 +113,6 @@ def test_docs_rules_md_is_current():
 def test_no_other_module_spells_a_default_severity_for_a_rule():
     """The catalog is the one place a rule id meets its severity."""
     pattern = re.compile(r'"(tool|server|prompt|resource|resourceTemplate)\.[\w.]+"\s*:\s*"(BREAKING|POTENTIALLY_BREAKING|NON_BREAKING|DOCUMENTATION)"')
-    for path in (ROOT / "pipeline").rglob("*.py"):
+    for path in (ROOT / "mcpdelta").rglob("*.py"):
         if path.name != "catalog.py":
             assert not pattern.search(path.read_text()), path

@@ -2,8 +2,8 @@
 
 import pytest
 
-from pipeline.engine.equality import same
-from pipeline.engine.equality import json_key
+from mcpdelta.engine.equality import same
+from mcpdelta.engine.equality import json_key
 
 EQUAL = [
     ({"listChanged": True, "subscribe": False}, {"subscribe": False, "listChanged": True}),

@@ -5,7 +5,7 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pipeline.engine.fingerprint import result_shape, shape, shape_hash, string_format
+from mcpdelta.engine.fingerprint import result_shape, shape, shape_hash, string_format
 
 # plain words only: a generated string never falls into a format class by chance
 words = st.text(alphabet="abcdefghij klm", max_size=12)

@@ -12,14 +12,14 @@ import jsonschema
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 from hypothesis_jsonschema import from_schema
 
-from pipeline.engine import diff
-from pipeline.cli import main
-from pipeline.engine.catalog import BREAKING, DOCUMENTATION, NON_BREAKING
-from pipeline.engine.manifest import validate_manifest
-from pipeline.engine.normalise import normalise_schema
-from pipeline.engine.result import DiffResult
-from pipeline.errors import InputError
-from pipeline.report import FORMATS
+from mcpdelta.engine import diff
+from mcpdelta.cli import main
+from mcpdelta.engine.catalog import BREAKING, DOCUMENTATION, NON_BREAKING
+from mcpdelta.engine.manifest import validate_manifest
+from mcpdelta.engine.normalise import normalise_schema
+from mcpdelta.engine.result import DiffResult
+from mcpdelta.errors import InputError
+from mcpdelta.report import FORMATS
 from tests.engine.strategies import (INPUT_SCHEMAS, OUTPUT_SCHEMAS, _schemas, manifests, mutated,
                                      permuted, shuffled)
 
@@ -261,7 +261,7 @@ def test_determinism_across_processes(tmp_path):
     outputs = []
     for seed in ("1", "2"):
         env = {**os.environ, "PYTHONHASHSEED": seed}
-        outputs.append(subprocess.run([sys.executable, "-m", "pipeline", "diff", str(old), str(new),
+        outputs.append(subprocess.run([sys.executable, "-m", "mcpdelta", "diff", str(old), str(new),
                                        "--format", "json"], capture_output=True, env=env).stdout)
     assert outputs[0] == outputs[1] and len(outputs[0]) > 100
 
@@ -269,7 +269,7 @@ def test_determinism_across_processes(tmp_path):
 def test_shuffled_real_pair_gives_identical_json():
     import json
 
-    from pipeline.engine.result import DiffResult
+    from mcpdelta.engine.result import DiffResult
     from tests.conftest import PAIRS
 
     old = json.loads((PAIRS / "search_breaking" / "old.json").read_text())

@@ -3,8 +3,8 @@
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from pipeline.engine.catalog import DOCUMENTATION as DOC, POTENTIALLY_BREAKING as PB
-from pipeline.engine.prose import (HIGH_SIMILARITY, LOW_SIMILARITY, classify, lcs_length,
+from mcpdelta.engine.catalog import DOCUMENTATION as DOC, POTENTIALLY_BREAKING as PB
+from mcpdelta.engine.prose import (HIGH_SIMILARITY, LOW_SIMILARITY, classify, lcs_length,
                                    normalise, python_ratio)
 
 

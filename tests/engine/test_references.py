@@ -14,7 +14,7 @@ import jsonschema
 from hypothesis import HealthCheck, given, settings, strategies as st
 from hypothesis_jsonschema import from_schema
 
-from pipeline.engine import diff
+from mcpdelta.engine import diff
 from tests.engine.strategies import INPUT_SCHEMAS, OUTPUT_SCHEMAS
 
 CHILD_MAPS = ("properties",)

@@ -1,4 +1,4 @@
-"""Patterns compared as the strings they match (pipeline.engine.regex),
+"""Patterns compared as the strings they match (mcpdelta.engine.regex),
 checked against Python's own regex engine on the strings it returns and on
 strings drawn at random."""
 
@@ -6,7 +6,7 @@ import re
 
 from hypothesis import given, settings, strategies as st
 
-from pipeline.engine.regex import MAX_PATTERN, compare, lost
+from mcpdelta.engine.regex import MAX_PATTERN, compare, lost
 
 PIECES = ["a", "b", "[ab]", "[a-c]", "\\d", "[0-9a]", "x?", "(?:ab|b)", "a+", "b*", "[^a]", "."]
 

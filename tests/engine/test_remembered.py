@@ -3,7 +3,7 @@ and for another object, the normaliser works as ever."""
 
 import copy
 
-from pipeline.engine.normalise import normalise_schema, remembered
+from mcpdelta.engine.normalise import normalise_schema, remembered
 
 SCHEMA = {"$schema": "http://json-schema.org/draft-07/schema#", "type": "object",
           "properties": {"q": {"anyOf": [{"type": "string"}, {"type": "null"}]},

@@ -20,10 +20,10 @@ import pathlib
 import pytest
 import yaml
 
-from pipeline.engine import diff
-from pipeline.engine.catalog import RULES
-from pipeline.engine.manifest import validate_manifest
-from pipeline.engine.result import DiffResult
+from mcpdelta.engine import diff
+from mcpdelta.engine.catalog import RULES
+from mcpdelta.engine.manifest import validate_manifest
+from mcpdelta.engine.result import DiffResult
 
 CASES = sorted((pathlib.Path(__file__).parent / "cases").glob("*.yaml"))
 

@@ -3,8 +3,8 @@
 
 import pytest
 
-from pipeline.lake import Lake
-from pipeline.lake.ingest import rows_from_folder, store
+from mcpdelta.lake import Lake
+from mcpdelta.lake.ingest import rows_from_folder, store
 from tests.conftest import ROOT
 
 CAPTURES = ROOT / "tests" / "fixtures" / "captures"
@@ -18,7 +18,7 @@ def lake_root(tmp_path):
 
 
 def test_survey_flow_without_crawl(prefect_harness, lake_root, tmp_path):
-    from flows.survey import survey_flow
+    from mcpdelta.flows.survey import survey_flow
 
     result = survey_flow(lake=lake_root, crawl=False, report_dir=str(tmp_path / "report"))
     assert result["diff"]["pairs_diffed"] == 3
@@ -36,7 +36,7 @@ def test_survey_flow_without_crawl(prefect_harness, lake_root, tmp_path):
 
 
 def test_survey_flow_crawls_the_demo_servers(prefect_harness, tmp_path):
-    from flows.survey import survey_flow
+    from mcpdelta.flows.survey import survey_flow
 
     result = survey_flow(lake=str(tmp_path / "lake"), offline=True, report_dir=str(tmp_path / "r"))
     assert result["crawl"] == {"rows": 8, "added": 8, "errors": 0, "failed": 0, "attempts": 8,
@@ -46,7 +46,7 @@ def test_survey_flow_crawls_the_demo_servers(prefect_harness, tmp_path):
 
 def test_the_crawl_flow_skips_releases_the_lake_holds_unless_told_to_recapture(
         prefect_harness, lake_root, tmp_path, monkeypatch):
-    from flows.survey import crawl_flow
+    from mcpdelta.flows.survey import crawl_flow
 
     # alpha 1.1.0 and 2.0.0 are in the lake; offline, an install of either would fail
     monkeypatch.setenv("MCPDELTA_CACHE", str(tmp_path / "empty-cache"))
@@ -61,7 +61,7 @@ def test_the_crawl_flow_skips_releases_the_lake_holds_unless_told_to_recapture(
 
 def test_diff_flow_fans_out_over_a_dask_cluster(prefect_harness, lake_root):
     from distributed import LocalCluster
-    from flows.survey import diff_flow, task_runner
+    from mcpdelta.flows.survey import diff_flow, task_runner
 
     with LocalCluster(n_workers=1, threads_per_worker=2, processes=False, protocol="tcp",
                       dashboard_address=":0") as cluster:
@@ -74,7 +74,7 @@ def test_diff_flow_fans_out_over_a_dask_cluster(prefect_harness, lake_root):
 
 
 def test_the_nightly_deployment_builds_with_its_cron_schedule():
-    from flows.nightly import NIGHTLY_CRON, deployment
+    from mcpdelta.flows.nightly import NIGHTLY_CRON, deployment
 
     built = deployment(lake="/data/lake")
     assert built.name == "nightly"

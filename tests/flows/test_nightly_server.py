@@ -15,7 +15,7 @@ import urllib.request
 
 import pytest
 
-from pipeline.lake import Lake
+from mcpdelta.lake import Lake
 from tests.conftest import ROOT
 
 BIN = pathlib.Path(sys.executable).parent
@@ -80,7 +80,7 @@ def test_nightly_deployment_run_logs_its_summary_and_writes_a_runs_row(prefect_e
                 return server.poll() is not None and pytest.fail((tmp_path / "server.log").read_text())
         _wait("the Prefect server", healthy, 180)
 
-        served = subprocess.Popen([sys.executable, "-m", "flows.nightly", "--lake", str(lake)], env=env,
+        served = subprocess.Popen([sys.executable, "-m", "mcpdelta.flows.nightly", "--lake", str(lake)], env=env,
                                   cwd=ROOT, stdout=logs["serve"], stderr=subprocess.STDOUT,
                                   start_new_session=True)
 

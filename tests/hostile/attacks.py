@@ -112,7 +112,7 @@ def _text(path) -> str:
 
 
 def _lake_rows(lake, sql) -> list:
-    from pipeline.lake import Lake
+    from mcpdelta.lake import Lake
 
     return Lake(str(lake)).connect().execute(sql).fetchall()
 
@@ -153,7 +153,7 @@ def _json_bounds(d, outside):
     alpha = {"tools": [{"name": "alpha", "description": "First tool, 1.0.0.", "inputSchema": {"type": "object"}}]}
     for sid in ("good", "answer"):  # each has its baseline: the capture itself is what fails
         (baselines / f"{sid}.json").write_text(json.dumps(alpha))
-    from pipeline import lockfile as L
+    from mcpdelta import lockfile as L
 
     lock = d / "alpha.lock.yaml"
     L.write_text(str(lock), L.dump_lockfile(L.build_lockfile(alpha, "answer", {})))
@@ -208,8 +208,8 @@ def _link(path, target):
 
 
 def _links(d, outside):
-    from pipeline.lake import Lake
-    from pipeline.lake.ingest import rows_from_folder, store
+    from mcpdelta.lake import Lake
+    from mcpdelta.lake.ingest import rows_from_folder, store
 
     lake_good = d / "lake-good-2"
     if not lake_good.exists():
@@ -476,7 +476,7 @@ def _probes(d, outside):
         cases.append(Case(f"crawl {' '.join(flag)}: probes of a destructive, an unannotated and a read-only tool",
                           ["crawl", "--servers", servers, "--out", out, *flag], item=6, verify=called))
     # a lockfile (a file a pull request can change) pinning a call to each tool
-    from pipeline import lockfile as L
+    from mcpdelta import lockfile as L
 
     marker = d / "marker-lock"
     servers = _servers(d, "servers-probes-lock.yaml", [("probes", "probes", f'env: {{MARKER: "{marker}"}}')])

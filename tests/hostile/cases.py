@@ -144,8 +144,8 @@ def _special(d):
 
 def _lakes(d) -> dict:
     """Lakes broken each one way (from a copy of one small good lake)."""
-    from pipeline.lake import Lake
-    from pipeline.lake.ingest import rows_from_folder, store
+    from mcpdelta.lake import Lake
+    from mcpdelta.lake.ingest import rows_from_folder, store
 
     good = d / "lake-good"
     if not good.exists():

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from pipeline.lake import Lake
+from mcpdelta.lake import Lake
 from tests.hostile.cases import build
 
 
@@ -83,7 +83,7 @@ def test_non_utf8_names_are_skipped_with_a_warning(folder, mcpdelta, tmp_path):
 
 
 def test_a_crawl_log_of_wrong_types_is_read_for_what_it_holds(folder, tmp_path):
-    from pipeline.lake.ingest import rows_from_folder
+    from mcpdelta.lake.ingest import rows_from_folder
 
     warnings = []
     rows, attempts = rows_from_folder(str(folder / "captures-log-wrong-types"), warn=warnings.append)
@@ -104,7 +104,7 @@ def test_lone_surrogates_become_error_rows(folder, mcpdelta, tmp_path):
 @pytest.mark.parametrize("name,warning", [("log-is-a-folder", "is a directory"),
                                           ("log-not-utf8", "line(s) skipped")])
 def test_an_unreadable_crawl_log_is_a_warning(folder, name, warning):
-    from pipeline.lake.ingest import rows_from_folder
+    from mcpdelta.lake.ingest import rows_from_folder
 
     warnings = []
     rows, _ = rows_from_folder(str(folder / f"captures-{name}"), warn=warnings.append)
@@ -112,8 +112,8 @@ def test_an_unreadable_crawl_log_is_a_warning(folder, name, warning):
 
 
 def test_a_bounded_read_never_reads_past_its_limit(tmp_path):
-    from pipeline.errors import InputError
-    from pipeline.inputs import read_bytes
+    from mcpdelta.errors import InputError
+    from mcpdelta.inputs import read_bytes
 
     big = tmp_path / "big.json"
     big.write_bytes(b" " * 2000)

@@ -64,13 +64,46 @@ def test_the_wheel_carries_what_the_code_reads(wheel):
 
     names = set(zipfile.ZipFile(wheel).namelist())
     for sql in (ROOT / "sql").rglob("*.sql"):
-        assert f"pipeline/_bundled/sql/{sql.relative_to(ROOT / 'sql')}" in names
+        assert f"mcpdelta/_bundled/sql/{sql.relative_to(ROOT / 'sql')}" in names
     for path in [*(ROOT / "data" / "servers").glob("*.yaml"), *(ROOT / "data" / "demo").glob("*.py")]:
-        assert f"pipeline/_bundled/{path.relative_to(ROOT)}" in names
+        assert f"mcpdelta/_bundled/{path.relative_to(ROOT)}" in names
     for case in (ROOT / "tests" / "engine" / "cases").glob("*.yaml"):
-        assert f"pipeline/_bundled/rule_cases/{case.name}" in names
-    assert "flows/survey.py" in names and "flows/nightly.py" in names
+        assert f"mcpdelta/_bundled/rule_cases/{case.name}" in names
+    assert "mcpdelta/flows/survey.py" in names and "mcpdelta/flows/nightly.py" in names
     assert not [n for n in names if "__pycache__" in n]
+    # one import package at the top of site-packages, beside its dist-info
+    assert {n.split("/")[0] for n in names if ".dist-info/" not in n} == {"mcpdelta"}
+
+
+THEIRS = "raise ImportError('their {name}/ package, not mcpdelta\\'s, was imported by mcpdelta')\n"
+
+
+def test_a_project_with_its_own_flows_and_pipeline_packages(full, tmp_path):
+    """The usual Prefect layout (a project's own ``flows/``, a ``pipeline/``)
+    neither shadows mcpdelta nor is shadowed by it: the console script and
+    the flows run from that folder, and the project's packages stay its own."""
+    for name in ("flows", "pipeline"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "__init__.py").write_text("OWNER = 'theirs'\n")
+        (tmp_path / name / "survey.py").write_text(THEIRS.format(name=name))
+        (tmp_path / name / "cli.py").write_text(THEIRS.format(name=name))
+    site = subprocess.run([str(full / "python"), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    assert not (pathlib.Path(site) / "pipeline").exists() and not (pathlib.Path(site) / "flows").exists()
+    done = run_in(full, tmp_path, "diff", PAIR / "old.json", PAIR / "new.json")
+    assert done.returncode == 1 and "BREAKING" in done.stdout, done.stderr
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "DO_NOT_TRACK": "1",
+           "PREFECT_HOME": str(tmp_path / "prefect")}
+    flow = subprocess.run([str(full / "python"), "-m", "mcpdelta.flows.survey", "--help"], capture_output=True,
+                          text=True, cwd=tmp_path, env=env, timeout=120)
+    assert flow.returncode == 0 and "--lake" in flow.stdout, flow.stderr[-2000:]
+    code = ("import flows, pipeline, mcpdelta.flows.survey, mcpdelta.cli; "
+            "print(flows.OWNER, pipeline.OWNER, mcpdelta.flows.survey.__file__)")
+    both = subprocess.run([str(full / "python"), "-c", code], capture_output=True, text=True, cwd=tmp_path,
+                          env=env, timeout=120)
+    assert both.returncode == 0, both.stderr[-2000:]
+    theirs, ours, where = both.stdout.split()
+    assert (theirs, ours) == ("theirs", "theirs") and "site-packages" in where
 
 
 def test_main_job_runs_offline_and_writes_its_report(full, tmp_path):
@@ -105,8 +138,8 @@ def test_study_on_the_slice(full, tmp_path):
 
 
 def test_flows_import_from_the_installed_package(full, tmp_path):
-    code = ("import flows.survey, flows.nightly; print(flows.survey.__file__); "
-            "print(flows.nightly.deployment().name)")
+    code = ("import mcpdelta.flows.survey, mcpdelta.flows.nightly; print(mcpdelta.flows.survey.__file__); "
+            "print(mcpdelta.flows.nightly.deployment().name)")
     done = subprocess.run([str(full / "python"), "-c", code], capture_output=True, text=True, cwd=tmp_path,
                           env={"PATH": os.environ["PATH"], "HOME": str(tmp_path), "DO_NOT_TRACK": "1",
                                "PREFECT_HOME": str(tmp_path / "prefect")}, timeout=120)

@@ -72,7 +72,7 @@ def judge_entry(llm):
 @pytest.fixture
 def config_for(write_config):
     """A loaded ``Config`` with these judge entries."""
-    from pipeline.config import load_config
+    from mcpdelta.config import load_config
 
     def make(judges):
         return load_config(str(write_config(judges)))
@@ -81,7 +81,7 @@ def config_for(write_config):
 
 @pytest.fixture
 def diff_result():
-    from pipeline.engine.result import DiffResult
+    from mcpdelta.engine.result import DiffResult
 
     def make(old=OLD, new=NEW):
         return DiffResult(copy.deepcopy(old), copy.deepcopy(new))
@@ -105,8 +105,8 @@ SMALL_NEW = {"tools": [{"name": "search", "description": "Search the catalog, ne
 def judge_one(diff_result, config_for, judge_entry, env):
     """Judge the one prose change of SMALL_OLD -> SMALL_NEW with the given
     judge entries (models); returns that change's notes."""
-    from pipeline.judge import annotate
-    from pipeline.judge.cache import MemoryCache
+    from mcpdelta.judge import annotate
+    from mcpdelta.judge.cache import MemoryCache
 
     def run(*entries, cache=None, old=SMALL_OLD, new=SMALL_NEW):
         entries = [judge_entry(e) if isinstance(e, str) else e for e in entries]

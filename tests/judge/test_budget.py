@@ -1,9 +1,9 @@
 """Budgets: token use counted per judge; a spent budget stops the calls."""
 
-from pipeline.judge import judge_changes, load_judges
-from pipeline.judge.cache import MemoryCache
-from pipeline.judge.jury import is_judged
-from pipeline.judge.prompt import estimate_tokens, render
+from mcpdelta.judge import judge_changes, load_judges
+from mcpdelta.judge.cache import MemoryCache
+from mcpdelta.judge.jury import is_judged
+from mcpdelta.judge.prompt import estimate_tokens, render
 from tests.judge import llm_server as S
 from tests.judge.conftest import PROSE_CHANGES
 
@@ -84,7 +84,7 @@ def test_an_http_error_costs_nothing(llm, model, config_for, judge_entry, env, d
 
 def test_a_timed_out_attempt_is_charged_and_retried_only_within_budget(llm, model, config_for, judge_entry,
                                                                        env, diff_result):
-    from pipeline.judge.client import ATTEMPTS
+    from mcpdelta.judge.client import ATTEMPTS
 
     m = model()
     llm.script(m, S.slow(2.0, S.answer(0.9)))

@@ -2,8 +2,8 @@
 
 import json
 
-from pipeline.judge import annotate
-from pipeline.judge.cache import CACHE_FILE, DiskCache
+from mcpdelta.judge import annotate
+from mcpdelta.judge.cache import CACHE_FILE, DiskCache
 from tests.judge import llm_server as S
 from tests.judge.conftest import NEW, PROSE_CHANGES
 

@@ -2,8 +2,8 @@
 
 import time
 
-from pipeline.judge.client import ATTEMPTS
-from pipeline.judge.prompt import PROMPT_VERSION
+from mcpdelta.judge.client import ATTEMPTS
+from mcpdelta.judge.prompt import PROMPT_VERSION
 from tests.judge import llm_server as S
 from tests.judge.conftest import KEY
 
@@ -137,8 +137,8 @@ def test_a_refused_response_format_falls_back_to_plain_json(llm, model, judge_on
 
 def test_after_a_refusal_the_judge_stops_sending_response_format(llm, model, diff_result,
                                                                   config_for, judge_entry, env):
-    from pipeline.judge import annotate
-    from pipeline.judge.cache import MemoryCache
+    from mcpdelta.judge import annotate
+    from mcpdelta.judge.cache import MemoryCache
     from tests.judge.conftest import NEW, OLD, PROSE_CHANGES
 
     m = model()

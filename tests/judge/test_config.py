@@ -2,10 +2,10 @@
 
 import pytest
 
-from pipeline.config import load_config
-from pipeline.errors import InputError
-from pipeline.judge import load_judges
-from pipeline.judge.config import parse_timeout
+from mcpdelta.config import load_config
+from mcpdelta.errors import InputError
+from mcpdelta.judge import load_judges
+from mcpdelta.judge.config import parse_timeout
 
 CFG = """\
 profile: balanced

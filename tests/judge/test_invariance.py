@@ -3,10 +3,10 @@ they answer, everything but the advisory lists is identical."""
 
 import json
 
-from pipeline.engine.catalog import RULES
-from pipeline.judge import annotate, judge_changes, load_judges
-from pipeline.judge.cache import MemoryCache
-from pipeline.judge.note import NOTE_KEYS, VERDICTS
+from mcpdelta.engine.catalog import RULES
+from mcpdelta.judge import annotate, judge_changes, load_judges
+from mcpdelta.judge.cache import MemoryCache
+from mcpdelta.judge.note import NOTE_KEYS, VERDICTS
 from tests.conftest import PAIRS
 from tests.judge import llm_server as S
 from tests.judge.conftest import NEW, OLD, PROSE_CHANGES, without_advisory
@@ -77,7 +77,7 @@ def test_judge_changes_accepts_rows_as_dicts(llm, model, config_for, judge_entry
 
 
 def test_no_judges_configured_says_so_in_one_line_and_touches_nothing(diff_result, tmp_path, capsys):
-    from pipeline.config import load_config
+    from mcpdelta.config import load_config
 
     path = tmp_path / "cfg.yml"
     path.write_text("profile: balanced\n")
@@ -89,9 +89,9 @@ def test_no_judges_configured_says_so_in_one_line_and_touches_nothing(diff_resul
 
 
 def test_suppressed_changes_are_not_judged(llm, model, config_for, judge_entry, env):
-    from pipeline.config import load_config
-    from pipeline.engine.policy import Policy
-    from pipeline.engine.result import DiffResult
+    from mcpdelta.config import load_config
+    from mcpdelta.engine.policy import Policy
+    from mcpdelta.engine.result import DiffResult
 
     m = model()
     llm.script(m, S.answer(0.9))

@@ -1,8 +1,8 @@
 """Several judges: agreement sets the confidence, a split needs a human,
 a failed judge is a note while the others still count."""
 
-from pipeline.judge.jury import combine
-from pipeline.judge.note import make_note
+from mcpdelta.judge.jury import combine
+from mcpdelta.judge.note import make_note
 from tests.judge import llm_server as S
 
 

@@ -55,7 +55,7 @@ def judge_key(monkeypatch):
 def config_for(tmp_path, llm):
     """A loaded ``Config`` whose judges are these models on the loopback server
     (an entry may be a dict of extra fields with a ``model``)."""
-    from pipeline.config import load_config
+    from mcpdelta.config import load_config
 
     def make(*models, name="cfg.yml", **fields):
         judges = []
@@ -72,10 +72,10 @@ def config_for(tmp_path, llm):
 @pytest.fixture
 def lake(tmp_path):
     """A lake holding captures/, diffed by the current engine and default policy."""
-    from pipeline.engine.policy import Policy
-    from pipeline.lake import Lake
-    from pipeline.lake.ingest import rows_from_folder, store
-    from pipeline.survey.diffstage import run_diff_stage
+    from mcpdelta.engine.policy import Policy
+    from mcpdelta.lake import Lake
+    from mcpdelta.lake.ingest import rows_from_folder, store
+    from mcpdelta.survey.diffstage import run_diff_stage
 
     lake = Lake(str(tmp_path / "lake"))
     store(lake, *rows_from_folder(str(CAPTURES)))
@@ -84,7 +84,7 @@ def lake(tmp_path):
 
 
 def ids():
-    from pipeline.engine.policy import Policy
-    from pipeline.survey.diffstage import engine_version, policy_hash
+    from mcpdelta.engine.policy import Policy
+    from mcpdelta.survey.diffstage import engine_version, policy_hash
 
     return engine_version(), policy_hash(Policy())

@@ -7,16 +7,16 @@ import json
 import pytest
 import yaml
 
-from pipeline.commands import drift
-from pipeline.errors import InputError
+from mcpdelta.commands import drift
+from mcpdelta.errors import InputError
 from tests.judge_survey.conftest import CAPTURES, KEY, KEY_ENV, ids, scripted_answer
 
 
 def build_lake(root):
-    from pipeline.engine.policy import Policy
-    from pipeline.lake import Lake
-    from pipeline.lake.ingest import rows_from_folder, store
-    from pipeline.survey.diffstage import run_diff_stage
+    from mcpdelta.engine.policy import Policy
+    from mcpdelta.lake import Lake
+    from mcpdelta.lake.ingest import rows_from_folder, store
+    from mcpdelta.survey.diffstage import run_diff_stage
 
     lake = Lake(str(root))
     store(lake, *rows_from_folder(str(CAPTURES)))
@@ -27,8 +27,8 @@ def build_lake(root):
 @pytest.fixture(scope="module")
 def judged(tmp_path_factory, llm):
     """captures/ diffed, then judged by two judges named a and b (a jury)."""
-    from pipeline.config import load_config
-    from pipeline.survey import judge_stage
+    from mcpdelta.config import load_config
+    from mcpdelta.survey import judge_stage
 
     root = tmp_path_factory.mktemp("drift")
     lake = build_lake(root / "lake")
@@ -172,7 +172,7 @@ def test_an_unjudged_lake_says_so(tmp_path, capsys):
 
 
 def test_the_latest_note_of_a_judge_wins(tmp_path, llm, model, config_for, capsys):
-    from pipeline.survey import judge_stage
+    from mcpdelta.survey import judge_stage
 
     lake = build_lake(tmp_path / "lake")
     m = model()

@@ -5,8 +5,8 @@ changes rows and severities never touched."""
 import hashlib
 import json
 
-from pipeline.engine.policy import Policy
-from pipeline.survey import judge_stage, run_survey
+from mcpdelta.engine.policy import Policy
+from mcpdelta.survey import judge_stage, run_survey
 from tests.judge.llm_server import content
 from tests.judge_survey.conftest import PROSE, ids, no_usage, scripted_answer
 
@@ -153,7 +153,7 @@ def test_changes_rows_and_severities_are_never_touched(lake, llm, model, config_
 
 
 def test_no_judges_configured_judges_nothing(lake):
-    from pipeline.config import Config
+    from mcpdelta.config import Config
 
     engine, policy_id = ids()
     assert judge_stage(lake, Config(), engine, policy_id) == {
@@ -165,7 +165,7 @@ def test_no_judges_configured_judges_nothing(lake):
 def test_an_unset_key_variable_is_a_usage_error_before_any_call(lake, llm, model, config_for, monkeypatch):
     import pytest
 
-    from pipeline.errors import InputError
+    from mcpdelta.errors import InputError
 
     m = model()
     llm.script(m, scripted_answer)
@@ -182,7 +182,7 @@ def test_mcpdelta_survey_with_judges_in_the_config(tmp_path, llm, model, mcpdelt
     lake, and a second survey sends nothing."""
     import yaml
 
-    from pipeline.lake import Lake
+    from mcpdelta.lake import Lake
     from tests.judge_survey.conftest import CAPTURES, KEY, KEY_ENV
 
     m = model()

@@ -9,7 +9,7 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
-from pipeline.redact import MASK, redact
+from mcpdelta.redact import MASK, redact
 from tests.judge_survey.conftest import CAPTURES
 
 # two spaces and a tab (a collapse of whitespace first would let it through),

@@ -8,7 +8,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from pipeline.lake import Lake
+from mcpdelta.lake import Lake
 from tests.conftest import ROOT
 
 CAPTURES = ROOT / "tests" / "fixtures" / "captures"
@@ -92,7 +92,7 @@ def test_a_same_named_file_missing_columns_is_refused(lake):
     foreign = lake / "manifests" / "v1" / "server_id=intruder" / "part-y.parquet"
     foreign.parent.mkdir()
     pq.write_table(pa.table({"server_id": ["a"], "version": ["1"]}), foreign)
-    from pipeline.errors import InputError
+    from mcpdelta.errors import InputError
 
     with pytest.raises(InputError, match="lacks the column"):
         Lake(str(lake)).connect()

@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from pipeline.lake import Lake
+from mcpdelta.lake import Lake
 from tests.conftest import ROOT
 
 CAPTURES = ROOT / "tests" / "fixtures" / "captures"

@@ -5,8 +5,8 @@ import gzip
 import json
 import shutil
 
-from pipeline.lake import Lake
-from pipeline.lake.ingest import rows_from_folder, store
+from mcpdelta.lake import Lake
+from mcpdelta.lake.ingest import rows_from_folder, store
 from tests.conftest import ROOT
 
 SAMPLE = ROOT / "data" / "samples" / "reference" / "mcp-server-time"

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from pipeline.lake import Lake
+from mcpdelta.lake import Lake
 from tests.conftest import ROOT
 
 CAPTURES = ROOT / "tests" / "fixtures" / "captures"

@@ -17,10 +17,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from pipeline.engine.policy import Policy
-from pipeline.lake import Lake, partition_value
-from pipeline.lake.ingest import capture_row, store
-from pipeline.survey.diffstage import DONE_FILE, run_diff_stage
+from mcpdelta.engine.policy import Policy
+from mcpdelta.lake import Lake, partition_value
+from mcpdelta.lake.ingest import capture_row, store
+from mcpdelta.survey.diffstage import DONE_FILE, run_diff_stage
 
 OLD_LAKE = os.path.join(os.path.dirname(__file__), "old_layout_lake")
 

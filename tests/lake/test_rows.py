@@ -4,8 +4,8 @@ with each distinct text one object."""
 
 import pyarrow as pa
 
-from pipeline.lake import Lake, texts
-from pipeline.lake.tables import TABLES
+from mcpdelta.lake import Lake, texts
+from mcpdelta.lake.tables import TABLES
 
 
 def _tools():

@@ -82,10 +82,10 @@ def undeclared_lake(tmp_path_factory):
     parsing (1.0.0 -> nightly), beside a semver server that under-bumped."""
     import json
 
-    from pipeline.engine.policy import Policy
-    from pipeline.lake import Lake
-    from pipeline.lake.ingest import capture_row, store
-    from pipeline.survey.diffstage import run_diff_stage
+    from mcpdelta.engine.policy import Policy
+    from mcpdelta.lake import Lake
+    from mcpdelta.lake.ingest import capture_row, store
+    from mcpdelta.survey.diffstage import run_diff_stage
 
     def manifest(*tools):
         return json.dumps({"tools": [{"name": t, "inputSchema": {"type": "object"}} for t in tools]})
@@ -147,7 +147,7 @@ def test_each_notebook_reads_the_lake_its_text_names_and_the_survey_writes():
     import argparse
     import re
 
-    from pipeline.commands import survey
+    from mcpdelta.commands import survey
 
     parser = argparse.ArgumentParser()
     survey.add_arguments(parser)
@@ -199,13 +199,13 @@ def test_the_notebooks_extra_brings_what_the_notebooks_import():
     assert "notebooks" in {x.strip() for x in re.search(r"\[(.*)\]", extras["all"][0]).group(1).split(",")}
     providers = md.packages_distributions()
     imported = set()
-    for path in [*NOTEBOOKS.glob("*.py"), ROOT / "pipeline" / "survey" / "report.py"]:
+    for path in [*NOTEBOOKS.glob("*.py"), ROOT / "mcpdelta" / "survey" / "report.py"]:
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Import):
                 imported |= {a.name.split(".")[0] for a in node.names}
             elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
                 imported.add(node.module.split(".")[0])
-    third_party = {m for m in imported if m not in sys.stdlib_module_names and m not in ("pipeline", "flows")}
+    third_party = {m for m in imported if m not in sys.stdlib_module_names and m != "mcpdelta"}
     assert third_party, "the notebooks import something"
     for module in sorted(third_party):
         dists = {d.lower() for d in providers.get(module, [])}

@@ -1,11 +1,11 @@
 """`mcpdelta report`: the survey's pictures without Jupyter, and the lake
-helpers the notebooks and the report share (pipeline/survey/report.py)."""
+helpers the notebooks and the report share (mcpdelta/survey/report.py)."""
 
 import struct
 
 import pytest
 
-from pipeline.survey.report import ALL_PLOTS, PLOTS, frame, open_lake, query
+from mcpdelta.survey.report import ALL_PLOTS, PLOTS, frame, open_lake, query
 
 
 def png_size(path):
@@ -97,7 +97,7 @@ def test_the_survey_and_report_write_the_same_page(lake, report, tmp_path, reque
 
 
 def test_breaking_rows_are_aggregated_per_step_and_rule(fixture_lake, report, tmp_path):
-    from pipeline.lake import Lake
+    from mcpdelta.lake import Lake
 
     assert report("--lake", fixture_lake, "--out", tmp_path).returncode == 0
     text = (tmp_path / "survey.html").read_text()
@@ -124,9 +124,9 @@ def test_open_lake_filters_servers_by_glob(fixture_lake):
 def test_open_lake_shows_the_latest_policy_only(fixture_lake, tmp_path):
     import shutil
 
-    from pipeline.engine.policy import Policy
-    from pipeline.lake import Lake
-    from pipeline.survey.diffstage import run_diff_stage
+    from mcpdelta.engine.policy import Policy
+    from mcpdelta.lake import Lake
+    from mcpdelta.survey.diffstage import run_diff_stage
 
     lake = tmp_path / "lake"
     shutil.copytree(fixture_lake, lake)
@@ -140,7 +140,7 @@ def test_open_lake_shows_the_latest_policy_only(fixture_lake, tmp_path):
 
 
 def test_semver_honesty_plot_gives_calendar_versions_a_row_of_their_own():
-    from pipeline.survey.report import plot_semver_honesty
+    from mcpdelta.survey.report import plot_semver_honesty
 
     rows = [  # rows of sql/semver_honesty.sql, as they come
         {"server_id": "dated", "declared": "calver", "grade": "major", "honest": None},
@@ -167,7 +167,7 @@ def test_the_rule_and_time_figures_split_breaks_by_evidence():
     each release's disc has a proven core, labelled proven/all."""
     import datetime as dt
 
-    from pipeline.survey.report import EVIDENCE_COLOURS, plot_breaking_by_version, plot_rule_frequencies
+    from mcpdelta.survey.report import EVIDENCE_COLOURS, plot_breaking_by_version, plot_rule_frequencies
 
     rules = [{"rule": "tool.input.type.narrowed", "severity": "BREAKING", "changes": 7, "proven": 4,
               "by_rule": 0, "unexplained": 3},
@@ -218,7 +218,7 @@ def test_breaking_over_time_keeps_servers_apart_and_labels_clear():
     each, no line crossing another, no two labels on top of each other."""
     import datetime as dt
 
-    from pipeline.survey.report import plot_breaking_by_version
+    from mcpdelta.survey.report import plot_breaking_by_version
 
     start = dt.datetime(2025, 3, 1)
     dates = [[start + dt.timedelta(days=9 * i + 45 * j) for j in range(12)] for i in range(10)]
@@ -246,7 +246,7 @@ def test_breaking_over_time_of_one_crawl_reads_in_version_order():
     time axis in seconds, releases in version order, each named."""
     import datetime as dt
 
-    from pipeline.survey.report import plot_breaking_by_version
+    from mcpdelta.survey.report import plot_breaking_by_version
 
     start = dt.datetime(2026, 12, 3, 7, 29, 17)
     dates = [[start + dt.timedelta(seconds=2 * j + i) for j in range(3)] for i in range(2)]
@@ -265,7 +265,7 @@ def test_semver_heatmap_colours_are_told_apart_at_a_glance():
 
     from matplotlib.colors import to_rgb
 
-    from pipeline.survey.report import plot_semver_honesty
+    from mcpdelta.survey.report import plot_semver_honesty
 
     rows = [{"server_id": "a", "declared": "calver", "grade": "major", "honest": None},
             {"server_id": "b", "declared": "minor", "grade": "major", "honest": False}]

@@ -1,8 +1,8 @@
 """A lake's rows as comparable values: every table a survey writes, without
 the columns that say when or in which run a row was written."""
 
-from pipeline.lake import Lake
-from pipeline.lake.tables import TABLES
+from mcpdelta.lake import Lake
+from mcpdelta.lake.tables import TABLES
 
 # when a row was written and by which batch or run: the rest must be equal
 VOLATILE = {"captured_at", "attempted_at", "diffed_at", "judged_at", "batch_id", "duration_ms",

@@ -68,9 +68,9 @@ def judge_config(llm, tmp_path_factory):
 
 
 def flow(cluster, prefect_api, aws, args, cwd):
-    """``python -m flows.survey ... --task-runner dask`` as a user runs it."""
+    """``python -m mcpdelta.flows.survey ... --task-runner dask`` as a user runs it."""
     env = quiet_env(**aws, PREFECT_API_URL=prefect_api, PYTHONPATH=str(ROOT), **{KEY_ENV: "k"})
-    return subprocess.Popen([sys.executable, "-m", "flows.survey", *map(str, args), "--task-runner", "dask",
+    return subprocess.Popen([sys.executable, "-m", "mcpdelta.flows.survey", *map(str, args), "--task-runner", "dask",
                              "--address", cluster.address, "--format", "json"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=cwd)
 
@@ -109,7 +109,7 @@ def test_the_survey_flow_on_the_cluster_with_an_s3_lake_gives_a_local_runs_rows(
 
 
 def test_a_second_flow_on_the_same_lake_fails_with_one_line(cluster, prefect_api, aws, s3_lake, tmp_path):
-    from pipeline.lake import Lake
+    from mcpdelta.lake import Lake
 
     with Lake(s3_lake).writing():  # another writer holds the lake
         second = flow(cluster, prefect_api, aws, ["--lake", s3_lake], tmp_path)

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from pipeline.lake import Lake
+from mcpdelta.lake import Lake
 from tests.conftest import ROOT
 from tests.scale.services import BUCKET, free_port
 from tests.scale.rows import rows
@@ -142,10 +142,10 @@ def test_two_surveys_at_once_with_wait_run_one_after_the_other(aws, s3_lake, tmp
 
 KILLER = """
 import os, signal, sys
-from pipeline.engine.policy import Policy
-from pipeline.lake import Lake
-from pipeline.lake.objectstore import ObjectLake
-from pipeline.survey.diffstage import run_diff_stage
+from mcpdelta.engine.policy import Policy
+from mcpdelta.lake import Lake
+from mcpdelta.lake.objectstore import ObjectLake
+from mcpdelta.survey.diffstage import run_diff_stage
 
 written = []
 append = ObjectLake.append

@@ -2,10 +2,10 @@
 
 import json
 
-from pipeline.engine.policy import Policy
-from pipeline.lake import Lake
-from pipeline.lake.ingest import rows_from_folder, store
-from pipeline.survey.diffstage import count_pairs, engine_version, policy_hash, run_diff_stage
+from mcpdelta.engine.policy import Policy
+from mcpdelta.lake import Lake
+from mcpdelta.lake.ingest import rows_from_folder, store
+from mcpdelta.survey.diffstage import count_pairs, engine_version, policy_hash, run_diff_stage
 
 
 def crawl_folder(path, log):

@@ -2,7 +2,7 @@
 each pair once in order, and shrinking batches at the end, so the survey
 and its pool workers finish together."""
 
-from pipeline.survey.diffstage import MIN_BATCH, _batches
+from mcpdelta.survey.diffstage import MIN_BATCH, _batches
 
 
 def _pairs(servers, each):

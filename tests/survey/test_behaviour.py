@@ -18,13 +18,13 @@ Server ``plain``: two releases, no probes: not in the section.
 import datetime as dt
 import json
 
-from pipeline.engine.policy import Policy
-from pipeline.lake import Lake
-from pipeline.lake.ingest import attempt_row, capture_row, store
-from pipeline.survey.behaviour_section import behaviour
-from pipeline.survey.diffstage import engine_version, policy_hash, run_diff_stage
-from pipeline.survey.report import SQL
-from pipeline.survey.writeup import study_connection
+from mcpdelta.engine.policy import Policy
+from mcpdelta.lake import Lake
+from mcpdelta.lake.ingest import attempt_row, capture_row, store
+from mcpdelta.survey.behaviour_section import behaviour
+from mcpdelta.survey.diffstage import engine_version, policy_hash, run_diff_stage
+from mcpdelta.survey.report import SQL
+from mcpdelta.survey.writeup import study_connection
 
 AIR_SCHEMA = {"type": "object", "properties": {"aqi": {"type": "integer"}}, "required": ["aqi"]}
 

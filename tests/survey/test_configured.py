@@ -19,11 +19,11 @@ import subprocess
 
 import pytest
 
-from pipeline.engine.policy import Policy
-from pipeline.lake import Lake
-from pipeline.survey.diffstage import engine_version, policy_hash
-from pipeline.survey.report import SQL
-from pipeline.survey.writeup import gather_study
+from mcpdelta.engine.policy import Policy
+from mcpdelta.lake import Lake
+from mcpdelta.survey.diffstage import engine_version, policy_hash
+from mcpdelta.survey.report import SQL
+from mcpdelta.survey.writeup import gather_study
 from tests.conftest import ROOT
 from tests.survey.test_study import MCPDELTA
 
@@ -123,7 +123,7 @@ def test_a_tool_set_that_depends_on_a_variable_is_recorded_with_its_recipe(confi
     assert (steps["counted"], steps["recipe_changed"], steps["breaking"]) == (0, 1, 0)
     assert "1 step not counted because its two releases were captured under different recipes" in text
     assert "not counted: captured under different recipes" in text
-    from pipeline.report.safe import md_text
+    from mcpdelta.report.safe import md_text
 
     for server in ("full", "mixed"):  # the study says so per server (as literal Markdown)
         assert f"  - {server}: {md_text(TOOL_SET)}" in text
@@ -140,7 +140,7 @@ def test_the_lake_reads_a_stored_empty_capture_as_a_failure(tmp_path, advertises
     """Captures stored before the crawler recorded ``empty`` (or of a server
     that does not advertise tools while another release lists them) are read
     as failures all the same: no release, the attempt failed as empty."""
-    from pipeline.lake.ingest import attempt_row, capture_row, store
+    from mcpdelta.lake.ingest import attempt_row, capture_row, store
 
     lake = Lake(str(tmp_path / "lake"))
     tool = {"name": "t", "inputSchema": {"type": "object"}}
@@ -169,7 +169,7 @@ def test_the_lake_reads_a_stored_empty_capture_as_a_failure(tmp_path, advertises
 
 def test_a_server_that_lists_no_tools_in_every_release_and_advertises_none_is_captured(tmp_path):
     """Nothing says tools were expected: an empty list is then what the server offers."""
-    from pipeline.lake.ingest import attempt_row, capture_row, store
+    from mcpdelta.lake.ingest import attempt_row, capture_row, store
 
     lake = Lake(str(tmp_path / "lake"))
     rows, attempts = [], []

@@ -5,10 +5,10 @@ import signal
 import subprocess
 import sys
 
-from pipeline.engine.policy import Policy
-from pipeline.lake import Lake
-from pipeline.lake.ingest import capture_row, store
-from pipeline.survey.diffstage import run_diff_stage
+from mcpdelta.engine.policy import Policy
+from mcpdelta.lake import Lake
+from mcpdelta.lake.ingest import capture_row, store
+from mcpdelta.survey.diffstage import run_diff_stage
 
 
 def _synthetic_lake(root, servers=6, versions=40):
@@ -50,9 +50,9 @@ def test_killed_mid_run_then_rerun_is_complete_without_duplicates(tmp_path):
     lake = _synthetic_lake(tmp_path / "lake")
     script = (
         "import os, signal\n"
-        "from pipeline.lake import Lake\n"
-        "from pipeline.engine.policy import Policy\n"
-        "from pipeline.survey.diffstage import run_diff_stage\n"
+        "from mcpdelta.lake import Lake\n"
+        "from mcpdelta.engine.policy import Policy\n"
+        "from mcpdelta.survey.diffstage import run_diff_stage\n"
         "def crash(stats):\n"
         "    if stats['pairs_diffed'] >= 2 * 39:\n"
         "        os.kill(os.getpid(), signal.SIGKILL)\n"

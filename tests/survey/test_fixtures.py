@@ -6,10 +6,10 @@ import os
 import sqlite3
 import subprocess
 
-from pipeline.crawl.model import Limits
-from pipeline.crawl.runner import crawl
-from pipeline.crawl.servers import load, parse
-from pipeline.survey import fixtures
+from mcpdelta.crawl.model import Limits
+from mcpdelta.crawl.runner import crawl
+from mcpdelta.crawl.servers import load, parse
+from mcpdelta.survey import fixtures
 from tests.conftest import ROOT
 
 REFERENCE = ROOT / "data" / "servers" / "reference.yaml"

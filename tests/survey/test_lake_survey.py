@@ -7,10 +7,10 @@ import shutil
 
 import pytest
 
-from pipeline.engine.policy import Policy
-from pipeline.lake import Lake
-from pipeline.lake.ingest import rows_from_folder, store, version_key
-from pipeline.survey.diffstage import engine_version, policy_hash, run_diff_stage
+from mcpdelta.engine.policy import Policy
+from mcpdelta.lake import Lake
+from mcpdelta.lake.ingest import rows_from_folder, store, version_key
+from mcpdelta.survey.diffstage import engine_version, policy_hash, run_diff_stage
 from tests.conftest import ROOT
 
 CAPTURES = ROOT / "tests" / "fixtures" / "captures"

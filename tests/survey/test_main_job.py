@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from pipeline.lake import Lake
+from mcpdelta.lake import Lake
 
 
 @pytest.fixture(scope="module")

@@ -10,8 +10,8 @@ import sys
 
 import pytest
 
-from pipeline.cli import main
-from pipeline.lake import Lake
+from mcpdelta.cli import main
+from mcpdelta.lake import Lake
 from tests.crawl.servers.local_index import LocalIndex
 from tests.conftest import ROOT
 

@@ -5,7 +5,7 @@ wrote to its output before is not lost. Real spawned worker processes."""
 import os
 import sys
 
-from pipeline.survey import diffstage
+from mcpdelta.survey import diffstage
 
 _HELD = []  # in a worker: a module global, freed only by an interpreter's teardown
 
@@ -69,7 +69,7 @@ def test_batches_are_handed_over_at_a_short_switch_interval_then_it_is_restored(
     """While the survey diffs beside its pool, its other threads (which hand
     batches over) wait at most ``HANDOVER_S`` for the GIL; after the stage,
     the interpreter's interval is the one it had."""
-    from pipeline.engine.policy import Policy
+    from mcpdelta.engine.policy import Policy
     from tests.survey.test_worker_death import _lake
 
     lake = _lake(tmp_path / "lake", servers=4, versions=6)

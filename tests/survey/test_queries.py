@@ -5,11 +5,11 @@ import json
 
 import pytest
 
-from pipeline.engine.policy import Policy
-from pipeline.lake import Lake
-from pipeline.lake.ingest import capture_row, rows_from_folder, store
-from pipeline.survey.diffstage import engine_version, policy_hash, run_diff_stage, selected_pairs
-from pipeline.survey.report import query
+from mcpdelta.engine.policy import Policy
+from mcpdelta.lake import Lake
+from mcpdelta.lake.ingest import capture_row, rows_from_folder, store
+from mcpdelta.survey.diffstage import engine_version, policy_hash, run_diff_stage, selected_pairs
+from mcpdelta.survey.report import query
 from tests.conftest import ROOT
 
 SQL = ROOT / "sql"

@@ -5,11 +5,11 @@ test_queries.py's list of the survey's own queries stays exact.)"""
 
 import pytest
 
-from pipeline.engine.policy import Ignore, Policy
-from pipeline.lake import Lake
-from pipeline.lake.ingest import rows_from_folder, store
-from pipeline.survey.diffstage import engine_version, policy_hash, run_diff_stage
-from pipeline.survey.report import query
+from mcpdelta.engine.policy import Ignore, Policy
+from mcpdelta.lake import Lake
+from mcpdelta.lake.ingest import rows_from_folder, store
+from mcpdelta.survey.diffstage import engine_version, policy_hash, run_diff_stage
+from mcpdelta.survey.report import query
 from tests.conftest import ROOT
 
 SQL = ROOT / "sql"

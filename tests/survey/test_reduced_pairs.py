@@ -10,13 +10,13 @@ import pathlib
 
 import pytest
 
-from pipeline.engine.manifest import DEFAULT_MAX_BYTES, parse_manifest
-from pipeline.engine.policy import Policy
-from pipeline.engine.result import DiffResult
-from pipeline.lake import Lake
-from pipeline.lake.ingest import gunzip, rows_from_folder, store
-from pipeline.survey.diffstage import run_diff_stage
-from pipeline.witness import attach_witnesses
+from mcpdelta.engine.manifest import DEFAULT_MAX_BYTES, parse_manifest
+from mcpdelta.engine.policy import Policy
+from mcpdelta.engine.result import DiffResult
+from mcpdelta.lake import Lake
+from mcpdelta.lake.ingest import gunzip, rows_from_folder, store
+from mcpdelta.survey.diffstage import run_diff_stage
+from mcpdelta.witness import attach_witnesses
 
 DATA = pathlib.Path(__file__).resolve().parents[2] / "data"
 SERIES = {"survey": DATA / "survey" / "captures", "reference": DATA / "samples" / "reference"}

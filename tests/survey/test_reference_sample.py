@@ -10,10 +10,10 @@ import json
 
 import pytest
 
-from pipeline.engine.policy import Policy
-from pipeline.lake import Lake
-from pipeline.lake.ingest import rows_from_folder, store
-from pipeline.survey.diffstage import engine_version, policy_hash, run_diff_stage
+from mcpdelta.engine.policy import Policy
+from mcpdelta.lake import Lake
+from mcpdelta.lake.ingest import rows_from_folder, store
+from mcpdelta.survey.diffstage import engine_version, policy_hash, run_diff_stage
 from tests.conftest import ROOT
 
 SAMPLE = ROOT / "data" / "samples" / "reference"

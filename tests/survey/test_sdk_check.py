@@ -20,7 +20,7 @@ def crawl_capture(tmp_path, version):
     servers = tmp_path / "servers.yaml"
     servers.write_text(f'servers:\n  - id: weather\n    command: "{{python}}"\n'
                        f'    args: ["{DEMO / "weather_server.py"}", "--version", "{version}"]\n')
-    run = subprocess.run([sys.executable, "-m", "pipeline", "crawl", "--servers", str(servers),
+    run = subprocess.run([sys.executable, "-m", "mcpdelta", "crawl", "--servers", str(servers),
                           "--out", str(tmp_path / "out")], capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     [manifest] = (tmp_path / "out" / "weather").glob("*.json")
@@ -71,8 +71,8 @@ def test_the_study_reads_an_empty_side_as_not_checked_whatever_the_file_says():
     sdk_check.sql and its summary count it as not checked."""
     import duckdb
 
-    from pipeline.resources import sql
-    from pipeline.survey.population import register
+    from mcpdelta.resources import sql
+    from mcpdelta.survey.population import register
 
     con = duckdb.connect()
     con.execute("CREATE TABLE releases AS SELECT * FROM (VALUES ('a', '1.0'), ('b', '2.0'), ('c', '3.0'), "

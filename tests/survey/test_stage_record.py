@@ -7,12 +7,12 @@ import os
 
 import pytest
 
-from pipeline.engine.policy import Policy
-from pipeline.errors import InputError
-from pipeline.lake import Lake
-from pipeline.lake.ingest import capture_row, store
-from pipeline.survey import diffstage
-from pipeline.survey.diffstage import run_diff_stage
+from mcpdelta.engine.policy import Policy
+from mcpdelta.errors import InputError
+from mcpdelta.lake import Lake
+from mcpdelta.lake.ingest import capture_row, store
+from mcpdelta.survey import diffstage
+from mcpdelta.survey.diffstage import run_diff_stage
 
 
 def _capture(version, tools, server="s"):

@@ -22,14 +22,14 @@ import sys
 
 import pytest
 
-from pipeline.engine.catalog import RULES
-from pipeline.engine.policy import Policy
-from pipeline.lake import Lake
-from pipeline.lake.ingest import attempt_row, capture_row, store
-from pipeline.survey.diffstage import engine_version, policy_hash, run_diff_stage
-from pipeline.survey.population import load_population, load_sdk_check
-from pipeline.survey.report import SQL
-from pipeline.survey.writeup import VIEWS, instructive_breaks, gather_study
+from mcpdelta.engine.catalog import RULES
+from mcpdelta.engine.policy import Policy
+from mcpdelta.lake import Lake
+from mcpdelta.lake.ingest import attempt_row, capture_row, store
+from mcpdelta.survey.diffstage import engine_version, policy_hash, run_diff_stage
+from mcpdelta.survey.population import load_population, load_sdk_check
+from mcpdelta.survey.report import SQL
+from mcpdelta.survey.writeup import VIEWS, instructive_breaks, gather_study
 from tests.conftest import ROOT
 
 SLICE = ROOT / "tests" / "survey" / "slice"
@@ -361,7 +361,7 @@ RECOUNT = ROOT / "bench" / "recount.py"
 def recount(*folders) -> dict:
     """bench/recount.py on the folders, in a fresh interpreter where any
     import of ``pipeline`` fails: the second reader shares no code with the study."""
-    code = ("import runpy, sys; sys.modules['pipeline'] = None; sys.argv = sys.argv[1:]; "
+    code = ("import runpy, sys; sys.modules['mcpdelta'] = None; sys.argv = sys.argv[1:]; "
             "runpy.run_path(sys.argv[0], run_name='__main__')")
     run = subprocess.run([sys.executable, "-I", "-c", code, str(RECOUNT), *map(str, folders)],
                          capture_output=True, text=True, timeout=120)
@@ -395,7 +395,7 @@ def test_a_second_reader_recounts_the_figures_and_the_page_sets_them_beside_its_
     scope = engine_version(), policy_hash(Policy())
     wrong = {**found, "figures": {**found["figures"], "steps": 5},
              "release_tools": [[s, v, n + (s == "beta" and v == "2025.1.1")] for s, v, n in found["release_tools"]]}
-    from pipeline.survey.recount import load_recount, recount_section
+    from mcpdelta.survey.recount import load_recount, recount_section
 
     file.write_text(json.dumps(wrong))
     rows = gather_study(Lake(str(tmp_path / "work" / "lake")).connect(*scope),
@@ -537,7 +537,7 @@ def test_step_breaks_are_in_one_order_whatever_order_the_changes_come_in():
     their message and witness note: the same table from either storage order."""
     import duckdb
 
-    from pipeline.resources import sql
+    from mcpdelta.resources import sql
 
     rows = [("s", 1, "1.0", "2.0", "minor", "major", "tool.input.constraint.tightened", "BREAKING",
              "t", "/tools/t/inputSchema/properties/x/anyOf", message, None, note, "unexplained")

@@ -9,10 +9,10 @@ import subprocess
 import sys
 import time
 
-from pipeline.engine.policy import Policy
-from pipeline.lake import Lake
-from pipeline.lake.ingest import capture_row, store
-from pipeline.survey.diffstage import run_diff_stage
+from mcpdelta.engine.policy import Policy
+from mcpdelta.lake import Lake
+from mcpdelta.lake.ingest import capture_row, store
+from mcpdelta.survey.diffstage import run_diff_stage
 
 MCPDELTA = pathlib.Path(sys.executable).with_name("mcpdelta")
 

@@ -21,7 +21,7 @@ SIDES = ("tool.input.", "tool.output.")
 
 
 def _version_key(version):
-    from pipeline.lake.ingest import version_key  # the order the study and the lake use
+    from mcpdelta.lake.ingest import version_key  # the order the study and the lake use
 
     return version_key(version)
 
@@ -69,9 +69,9 @@ def steps(folder, servers=None):
 def breaking_schema_changes(old, new):
     """The engine's BREAKING input/output schema changes of one step, with
     witnesses, as plain records."""
-    from pipeline.engine.manifest import validate_manifest
-    from pipeline.engine.result import DiffResult
-    from pipeline.witness import attach_witnesses
+    from mcpdelta.engine.manifest import validate_manifest
+    from mcpdelta.engine.result import DiffResult
+    from mcpdelta.witness import attach_witnesses
 
     result = DiffResult(validate_manifest(old), validate_manifest(new))
     attach_witnesses(result)
@@ -83,7 +83,7 @@ def breaking_schema_changes(old, new):
 
 def audit(folder, servers=None, examples=120):
     """Every BREAKING schema change of ``folder`` with the reader's verdict."""
-    from pipeline.witness.evidence import BY_RULE, PROVEN, evidence
+    from mcpdelta.witness.evidence import BY_RULE, PROVEN, evidence
 
     for server, va, vb, a, b in steps(folder, servers):
         changes = breaking_schema_changes(a, b)

@@ -159,7 +159,7 @@ def _under(path, name):
 
 
 def test_ambiguity_is_read_along_the_path_and_never_raises():
-    from pipeline.witness.validate import ambiguous
+    from mcpdelta.witness.validate import ambiguous
 
     assert ambiguous({"properties": {"7": {}, "007": {}}}, ("properties", "007", "type"))
     assert ambiguous({"anyOf": [{"properties": {"7": {}, "+7": {}}}]}, ("anyOf", "0", "properties", "7"))

@@ -10,9 +10,9 @@ import sys
 
 import pytest
 
-from pipeline.engine.result import DiffResult
-from pipeline.witness import attach_witnesses
-from pipeline.witness.validate import matches
+from mcpdelta.engine.result import DiffResult
+from mcpdelta.witness import attach_witnesses
+from mcpdelta.witness.validate import matches
 from tests.witness.test_witness import _valid, obj, only
 
 MCPDELTA = pathlib.Path(sys.executable).with_name("mcpdelta")
@@ -139,8 +139,8 @@ def test_budgets_count_candidates_so_a_loaded_machine_gets_the_same_witnesses(tm
     import os
     import time
 
-    from pipeline.engine.result import DiffResult
-    import pipeline.witness.attach as attach
+    from mcpdelta.engine.result import DiffResult
+    import mcpdelta.witness.attach as attach
 
     captures = pathlib.Path(__file__).resolve().parents[2] / "data" / "ecosystem" / "captures" / "mongodb-mcp-server"
     paths = []
@@ -189,7 +189,7 @@ def test_a_result_cut_short_is_never_remembered():
     Worked first with a per-change budget of two, it is cut short; worked
     again in this process with the default budget, it runs to its end (a
     named reason): a result a budget cut short is never remembered."""
-    import pipeline.witness.attach as attach
+    import mcpdelta.witness.attach as attach
 
     path = "/tools/download_paper/inputSchema/properties/check_status"
     attach._MEMO.clear()
@@ -203,7 +203,7 @@ def test_two_changes_of_one_rule_at_one_place_are_remembered_apart():
     """An anyOf that loses two branches at once: two changes, one rule, one
     path, other values. Each is its own work, so each has its own witness,
     and a second diff in this process gives each the same again."""
-    import pipeline.witness.attach as attach
+    import mcpdelta.witness.attach as attach
 
     old = obj({"v": {"anyOf": [{"type": "string", "minLength": 1}, {"type": "integer", "minimum": 0},
                                {"type": "boolean"}]}}, ["v"])

@@ -3,7 +3,7 @@
 import duckdb
 import pytest
 
-from pipeline.witness.evidence import BY_RULE, PROVEN, UNEXPLAINED, evidence, sql_case
+from mcpdelta.witness.evidence import BY_RULE, PROVEN, UNEXPLAINED, evidence, sql_case
 
 CASES = [
     ('{"q": 1}', "anything", PROVEN),
@@ -34,7 +34,7 @@ def test_sql_reads_every_note_as_python_does():
 
 
 def test_a_reason_with_a_quote_is_still_one_sql_string(monkeypatch):
-    import pipeline.witness.evidence as ev
+    import mcpdelta.witness.evidence as ev
 
     monkeypatch.setattr(ev, "NAMED_REASONS", ev.NAMED_REASONS + ("it's named",))
     con = duckdb.connect()

@@ -4,9 +4,9 @@ python-jsonschema where a value is involved."""
 
 import jsonschema
 
-from pipeline.engine.result import DiffResult
-from pipeline.witness import attach_witnesses
-from pipeline.witness.evidence import BY_RULE, PROVEN, evidence
+from mcpdelta.engine.result import DiffResult
+from mcpdelta.witness import attach_witnesses
+from mcpdelta.witness.evidence import BY_RULE, PROVEN, evidence
 from tests.witness.test_witness import obj
 
 
@@ -66,7 +66,7 @@ def test_a_combinator_change_borrows_the_witness_of_a_change_inside_it():
     without a witness of its own (here: its search made to give up), is
     shown by the witness of a change inside one of its branches, on the same
     side: that value crosses the combinator the wrong way too."""
-    from pipeline.witness.attach import _borrowed
+    from mcpdelta.witness.attach import _borrowed
 
     old = obj({"op": {"oneOf": [obj({"kind": {"const": "add"}, "n": {"type": "number"}}, ["kind"]),
                                 obj({"n": {"type": "string"}})]}}, ["op"])

@@ -13,8 +13,8 @@ import pytest
 import yaml
 from jsonschema import validators
 
-from pipeline.engine.result import DiffResult
-from pipeline.witness import attach_witnesses
+from mcpdelta.engine.result import DiffResult
+from mcpdelta.witness import attach_witnesses
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 CASES = sorted((ROOT / "tests" / "engine" / "cases").glob("*.yaml"))
@@ -322,8 +322,8 @@ def test_every_case_witness_separates_its_schemas():
 
 SCRIPT = r"""
 import json, pathlib, sys, yaml
-from pipeline.engine.result import DiffResult
-from pipeline.witness import attach_witnesses
+from mcpdelta.engine.result import DiffResult
+from mcpdelta.witness import attach_witnesses
 out = []
 for path in sorted(pathlib.Path(sys.argv[1]).glob("*.yaml")):
     case = yaml.safe_load(path.read_text(encoding="utf-8"))
@@ -346,8 +346,8 @@ def test_deterministic_across_processes():
 
 
 def test_importing_the_package_does_not_load_the_validator():
-    code = ("import sys, pipeline.witness, pipeline.engine.result; "
-            "print('jsonschema' in sys.modules, 'pipeline.witness.attach' in sys.modules)")
+    code = ("import sys, mcpdelta.witness, mcpdelta.engine.result; "
+            "print('jsonschema' in sys.modules, 'mcpdelta.witness.attach' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
                           timeout=60, check=True)
     assert done.stdout.split() == ["False", "False"]
@@ -388,8 +388,8 @@ def test_every_returned_witness_separates_random_schema_pairs(data):
 
 
 def test_no_schema_break_no_validator_import():
-    code = ("import sys; from pipeline.engine.result import DiffResult; "
-            "from pipeline.witness import attach_witnesses; "
+    code = ("import sys; from mcpdelta.engine.result import DiffResult; "
+            "from mcpdelta.witness import attach_witnesses; "
             "r = DiffResult({'tools': [{'name': 'a'}, {'name': 'b', 'description': 'x'}]}, "
             "{'tools': [{'name': 'b', 'description': 'y'}]}); s = attach_witnesses(r); "
             "print('jsonschema' in sys.modules, 'jsonschema_rs' in sys.modules, s['none_by_nature'])")
@@ -416,7 +416,7 @@ def test_constructive_diff_does_not_import_python_jsonschema():
     metaschemas) is never imported, nor is the search's generator stack."""
     pair = ROOT / "tests" / "fixtures" / "pairs" / "search_breaking"
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "pipeline", "diff",
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "mcpdelta", "diff",
                            str(pair / "old.json"), str(pair / "new.json"), "--format", "json"],
                           capture_output=True, text=True, cwd=ROOT, env=env, timeout=120)
     assert done.returncode in (0, 1), done.stderr[-2000:]
@@ -434,7 +434,7 @@ def test_constructive_diff_does_not_import_python_jsonschema():
         assert _valid(accepting.get(schema), c["witness"]["value"])
         assert not _valid(rejecting.get(schema), c["witness"]["value"])
     modules = _imported(done.stderr)
-    assert "jsonschema_rs" in modules and "pipeline.witness.validate" in modules
+    assert "jsonschema_rs" in modules and "mcpdelta.witness.validate" in modules
     heavy = {m for m in modules if m.split(".")[0] in (
         "jsonschema", "jsonschema_specifications", "referencing", "rpds", "attrs", "attr",
         "hypothesis", "hypothesis_jsonschema",
@@ -474,7 +474,7 @@ PATH_CASES = [
 
 @pytest.mark.parametrize("schema,value", PATH_CASES)
 def test_judge_paths_are_python_jsonschemas(schema, value):
-    from pipeline.witness.validate import Judge
+    from mcpdelta.witness.validate import Judge
 
     cls = validators.validator_for(schema, default=validators.Draft202012Validator)
     reference = cls(schema, format_checker=cls.FORMAT_CHECKER)
@@ -492,7 +492,7 @@ def test_judge_paths_are_python_jsonschemas(schema, value):
 
 
 def test_judge_never_fetches_and_names_itself():
-    from pipeline.witness.validate import Judge, SchemaUnusable, judge, quick
+    from mcpdelta.witness.validate import Judge, SchemaUnusable, judge, quick
 
     remote = {"type": "object", "properties": {"a": {"$ref": "https://example.invalid/a.json"}}}
     with pytest.raises(SchemaUnusable):

@@ -9,8 +9,8 @@ import re
 import jsonschema_rs
 import pytest
 
-from pipeline.engine.result import DiffResult
-from pipeline.witness import DEFAULTS, attach, validate
+from mcpdelta.engine.result import DiffResult
+from mcpdelta.witness import DEFAULTS, attach, validate
 from tests.witness.test_witness import diff, separates
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]

@@ -92,7 +92,7 @@ class LocalNpm(LoopbackRegistry):
         marked (``MCPDELTA_FX_NODE``) so a server shows which one it runs on."""
         import shutil
 
-        from pipeline.crawl.toolchain import node_package
+        from mcpdelta.crawl.toolchain import node_package
 
         wrapper = (f"#!/bin/sh\n[ \"$1\" = --version ] && {{ echo v{major}.0.0; exit 0; }}\n"
                    f"MCPDELTA_FX_NODE={major} exec {shutil.which('node')} \"$@\"\n")

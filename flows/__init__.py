@@ -1,1 +1,0 @@
-"""Prefect flows over the pipeline's stages (see flows/survey.py)."""

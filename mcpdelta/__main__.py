@@ -1,0 +1,3 @@
+from mcpdelta.cli import main
+
+raise SystemExit(main())

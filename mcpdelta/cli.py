@@ -1,0 +1,121 @@
+"""The ``mcpdelta`` command line.
+
+Each subcommand lives in its own module and is imported only when it runs,
+so ``mcpdelta diff`` never pays for the pipeline's heavy imports
+(polars, duckdb, prefect, openai, pyarrow).
+"""
+
+import argparse
+import importlib
+import os
+import sys
+
+from mcpdelta import __version__
+from mcpdelta.errors import InputError, describe_os_error
+
+# name -> (module with add_arguments(parser) and run(args) -> int, help line)
+COMMANDS = {
+    "diff": ("mcpdelta.commands.diff", "compare two manifests and classify every change"),
+    "rules": ("mcpdelta.commands.rules", "print the rule catalog"),
+    "digest": ("mcpdelta.commands.digest", "print contract digests of a manifest"),
+    "lock": ("mcpdelta.commands.lock", "write a tool-versions lockfile from a manifest"),
+    "verify-lock": ("mcpdelta.commands.verify_lock", "compare a manifest to a lockfile; exit 2 on drift"),
+    "lint-bump": ("mcpdelta.commands.lint_bump", "fail a release whose version under-bumps its changes"),
+    "ci": ("mcpdelta.commands.ci", "capture live servers, compare each with its committed baseline, report for CI"),
+    "crawl": ("mcpdelta.crawl.command", "capture manifests from MCP servers"),
+    "ingest": ("mcpdelta.commands.ingest", "import DIR/<server-id>/<version>.json snapshots into a lake"),
+    "survey": ("mcpdelta.commands.survey", "crawl, store, diff every version pair, report (the main job)"),
+    "report": ("mcpdelta.commands.report", "write the survey report with every plot (single-file HTML) or each plot as a PNG"),
+    "study": ("mcpdelta.commands.study", "capture every version twice, survey each release step, write the survey up with its numbers"),
+    "drift": ("mcpdelta.commands.drift", "report which servers' descriptions and other prose moved, with the judges' notes"),
+}
+
+# the extra that brings each optional top-level package (pyproject.toml)
+EXTRAS = {"duckdb": "survey", "pyarrow": "survey", "polars": "survey", "matplotlib": "survey",
+          "mcp": "survey", "openai": "judges", "prefect": "flows", "boto3": "s3", "botocore": "s3"}
+
+
+def _columns() -> int:
+    """The terminal's width as ``shutil.get_terminal_size`` tells it. Not
+    through shutil: argparse would import it (and bz2, lzma, zlib with it)
+    for every argument added, a few milliseconds of every run."""
+    try:
+        columns = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
+
+
+class _Formatter(argparse.HelpFormatter):
+    def __init__(self, prog):
+        super().__init__(prog, width=_columns() - 2)
+
+
+class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)
+
+    def error(self, message):  # argparse's own: usage + message, exit 2
+        self.print_usage(sys.stderr)
+        print(f"mcpdelta: error: {message}", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line, or with ``only`` just that command's parser
+    (a dozen unused subparsers cost more than a small diff)."""
+    parser = _Parser(prog="mcpdelta", description="Contract diffs for MCP servers.")
+    parser.add_argument("-V", "--version", action="version", version=f"mcpdelta {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for name, (module, help_line) in COMMANDS.items():
+        if only in (None, name):
+            sub.add_parser(name, help=help_line, description=help_line)
+    return parser
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    # a lone surrogate from a manifest prints as its JSON escape, not a crash
+    if hasattr(sys.stdout, "reconfigure"):
+        sys.stdout.reconfigure(errors="backslashreplace")
+    # Parse the command name first, then let that command's module add its
+    # own arguments: only the chosen command's module is imported.
+    name = next((a for a in argv if not a.startswith("-")), None)
+    parser = build_parser(name if name in COMMANDS else None)
+    try:
+        if name in COMMANDS:
+            module = importlib.import_module(COMMANDS[name][0])
+            module.add_arguments(parser._subparsers._group_actions[0].choices[name])
+        args = parser.parse_args(argv)
+        if args.command is None:
+            parser.print_help()
+            return 2
+        return module.run(args)
+    except ModuleNotFoundError as exc:
+        extra = EXTRAS.get((exc.name or "").partition(".")[0])
+        if extra is None:
+            raise
+        print(f"mcpdelta: error: `mcpdelta {name}` needs the {extra} extra "
+              f"({exc.name} is not installed): pip install 'mcpdelta[{extra}]'", file=sys.stderr)
+        return 2
+    except InputError as exc:  # one line, whatever the name or the text it quotes holds
+        from mcpdelta.report.safe import visible
+
+        print(f"mcpdelta: error: {visible(exc)}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0
+    except OSError as exc:  # the file system refused (full, read-only): a line, not a traceback
+        from mcpdelta.report.safe import visible
+
+        print(f"mcpdelta: error: {visible(describe_os_error(exc))}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("mcpdelta: interrupted", file=sys.stderr)
+        return 130

@@ -1,0 +1,149 @@
+"""``mcpdelta diff OLD NEW``: classify every change; exit 0 / 1 / 2.
+
+The verdict is the policy's, then the gate's (``mcpdelta.gate``): approved
+breaks never fail, ``--fail-on-security`` fails on a judge's security flag."""
+
+import sys
+
+from mcpdelta.report import FORMATS
+
+SEVERITY_CHOICES = ("BREAKING", "POTENTIALLY_BREAKING", "NON_BREAKING", "DOCUMENTATION", "never")
+
+
+def add_arguments(parser):
+    side = ("manifest file (- for stdin), git:REV:PATH (REV may be merge-base(REF)), "
+            "or live:SERVER_ID with --servers")
+    parser.add_argument("old", metavar="OLD", help=f"old {side}")
+    parser.add_argument("new", metavar="NEW", help=f"new {side}")
+    parser.add_argument("--servers", metavar="FILE", help="servers file that live:SERVER_ID sides name")
+    parser.add_argument("--allow-destructive-probes", action="store_true",
+                        help="live sides: let probes call tools annotated destructiveHint: true or not "
+                             "annotated readOnlyHint: true (refused by default)")
+    parser.add_argument("--format", choices=FORMATS, default="text", metavar="FORMAT",
+                        help=", ".join(FORMATS) + " (default: text)")
+    parser.add_argument("--config", metavar="FILE",
+                        help="config file (default: .mcpdelta.yml here, if present)")
+    parser.add_argument("--profile", choices=("strict", "balanced", "advisory"))
+    parser.add_argument("--fail-on", metavar="SEVERITY", help="|".join(SEVERITY_CHOICES))
+    parser.add_argument("--severity-override", metavar="RULE=SEVERITY", action="append",
+                        default=[], help="repeatable")
+    parser.add_argument("--semantic", action="store_true",
+                        help="attach advisory judge notes (never changes a severity)")
+    parser.add_argument("--show", metavar="SEVERITY", default="DOCUMENTATION",
+                        help="text and markdown: list changes at or above this severity "
+                             "(display only; --fail-on decides the exit status)")
+    parser.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of stdout")
+    parser.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    parser.add_argument("--witness", metavar="SEVERITY", default="BREAKING",
+                        help="build a witness (a concrete call or result proving the break) for "
+                             "schema changes at or above this severity, or never (default: BREAKING)")
+    parser.add_argument("--witness-candidates", type=int, default=200, metavar="N",
+                        help="candidates the bounded search may try per change (default: 200)")
+    add_gate_arguments(parser)
+
+
+def add_gate_arguments(parser):
+    """Options ``diff`` and ``ci`` share: approvals and the security gate."""
+    parser.add_argument("--approvals", metavar="FILE",
+                        help="approved breaks (default: .mcpdelta-approvals.yml here, if present)")
+    parser.add_argument("--approve", action="store_true",
+                        help="add an entry for every unapproved change that fails the build to the "
+                             "approvals file, for a human to give a reason and commit")
+    parser.add_argument("--reason", metavar="TEXT", help="with --approve: the reason written in each entry")
+    parser.add_argument("--fail-on-security", action="store_true",
+                        help="also fail when a judge flags a change security-relevant (severities unchanged)")
+
+
+def run(args) -> int:
+    from mcpdelta.config import find_default, load_config
+    from mcpdelta.baselines import read_side
+    from mcpdelta.engine.policy import Policy, parse_override, parse_severity
+    from mcpdelta.engine.result import DiffResult
+    from mcpdelta.errors import InputError
+    from mcpdelta.report import render
+
+    if args.old == "-" and args.new == "-":
+        raise InputError("OLD and NEW", "only one of them can be read from standard input")
+    config = load_config(args.config or find_default())
+    cli_overrides = dict(parse_override(text) for text in args.severity_override)
+    show = parse_severity(args.show, "--show")
+    fail_on = parse_severity(args.fail_on, "--fail-on", allow_never=True) if args.fail_on else None
+    policy = Policy(config.profile, config.fail_on, config.overrides, config.ignores,
+                    cli_profile=args.profile, cli_fail_on=fail_on, cli_overrides=cli_overrides,
+                    witness=parse_severity(args.witness, "--witness", allow_never=True))
+    sides = {"servers_file": args.servers, "max_bytes": config.max_bytes, "max_depth": config.max_depth,
+             "allow_destructive_probes": args.allow_destructive_probes}
+    old, new = read_side(args.old, **sides), read_side(args.new, **sides)
+    result = DiffResult(old, new, policy, old_source=args.old, new_source=args.new)
+    if args.witness_candidates < 1:
+        raise InputError("--witness-candidates", "must be at least 1")
+    if policy.witness != "never":
+        from mcpdelta.witness import attach_witnesses  # evidence only: severities untouched
+
+        attach_witnesses(result, min_severity=policy.witness, max_candidates=args.witness_candidates)
+    if args.semantic:
+        from mcpdelta.judge import annotate  # advisory notes; severities untouched
+
+        annotate(result, config)
+    approvals = load_approvals(args)
+    from mcpdelta.gate import close
+
+    close(result, approvals, fail_on_security=args.fail_on_security)
+    colour = args.color == "always" or (args.color == "auto" and not args.output and sys.stdout.isatty())
+    text = render(args.format, result, colour=colour, show=show)
+    if args.output:
+        write_output(args.output, text)
+    else:
+        sys.stdout.write(text)
+    code = finish_approvals(args, approvals, [result])
+    return result.exit_code if code is None else code
+
+
+def load_approvals(args):
+    """The approvals file the run reads (and ``--approve`` writes)."""
+    import os
+
+    from mcpdelta.config import APPROVALS_NAME
+    from mcpdelta.errors import InputError
+
+    if args.reason is not None and not args.approve:
+        raise InputError("--reason", "goes with --approve")
+    if not (args.approvals or args.approve or os.path.lexists(APPROVALS_NAME)):
+        return None  # the usual run pays nothing for approvals
+    from mcpdelta import approvals as A
+
+    return A.load(args.approvals, create=args.approve)
+
+
+def finish_approvals(args, approvals, results) -> int | None:
+    """Stale entries on stderr; with ``--approve``, the new entries written
+    (then the run exits 0: its job was writing them)."""
+    if approvals is None:
+        return None
+    from mcpdelta import approvals as A
+
+    for line in A.stale_lines(approvals):
+        print(f"mcpdelta: {line}", file=sys.stderr)
+    if not args.approve:
+        return None
+    pending = [item for result in results for item in A.to_approve(result)]
+    expired = sum(1 for r in results for m in r.gate.marks.values() if m.expired)
+    if pending:
+        A.append(approvals, pending, args.reason)
+    todo = "" if args.reason else "; give each a reason"
+    print(f"mcpdelta: --approve: {len(pending)} approval{'s' if len(pending) != 1 else ''} added to "
+          f"{approvals.path}{todo if pending else ''}" + (
+              f"; {expired} expired approval{'s' if expired != 1 else ''} to renew by hand (expires:)"
+              if expired else "") + ("; review and commit it" if pending else ""), file=sys.stderr)
+    return 0
+
+
+def write_output(path: str, text: str) -> None:
+    """Write the whole report or nothing (``mcpdelta.files``)."""
+    from mcpdelta.errors import InputError
+    from mcpdelta.files import write_file
+
+    try:
+        write_file(path, text.encode("utf-8", "backslashreplace"))
+    except OSError as exc:
+        raise InputError(path, f"cannot write the report: {exc.strerror or exc}") from None

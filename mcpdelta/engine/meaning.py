@@ -1,0 +1,200 @@
+"""What schemas accept, read set-wise: types, listed values, one schema
+taking another, branches no value can match twice.
+
+Sound, not complete: each question answers True only where the schemas show
+it plainly, and False means "not shown". Shared by the normaliser (which
+drops what adds nothing) and the walk (which orders what changed).
+"""
+
+from mcpdelta.engine.equality import json_key, same
+from mcpdelta.engine.keywords import ANNOTATIONS, READ_TOGETHER
+from mcpdelta.engine.net import MISSING
+
+
+def names_of(value) -> set:
+    """The strings of a list (a ``required``), as a set."""
+    return {n for n in value if isinstance(n, str)} if isinstance(value, list) else set()
+
+
+def takes(wide, narrow, depth=0) -> bool:
+    """Does schema ``wide`` accept every value ``narrow`` does? Shown only
+    where every constraint of ``wide`` is one ``narrow`` has too (a type set
+    that holds ``narrow``'s, an enum that holds its values, required names
+    ``narrow`` requires too), and the schemas of properties and items ``wide``
+    constrains take ``narrow``'s, one level at a time (keywords that read
+    each other, such as ``additionalProperties`` beside ``properties``,
+    alike as a group): False means "not shown"."""
+    if wide is True or wide == {}:
+        return True
+    if not isinstance(wide, dict) or not isinstance(narrow, dict) or depth > 16:
+        return False
+    for group, readers in _READ_BY:
+        if not readers.isdisjoint(wide) and not all(
+                same(wide.get(k, _ABSENT), narrow.get(k, _ABSENT)) for k in group):
+            return False
+    listed = listed_values(narrow)
+    for key, value in wide.items():
+        if key in ANNOTATIONS:
+            continue
+        if key == "type":
+            theirs, mine = type_names(value), type_names(narrow.get("type"))
+            if not theirs:
+                return False
+            if mine is None and listed is not None:
+                mine = sorted({json_type(v) for v in listed})
+            if not mine or not all(t in theirs or (t == "integer" and "number" in theirs) for t in mine):
+                return False
+        elif key == "enum" and isinstance(value, list):
+            allowed = {json_key(v) for v in value}
+            if listed is None or not all(json_key(v) in allowed for v in listed):
+                return False
+        elif key == "required" and isinstance(value, list) and isinstance(narrow.get(key), list):
+            if not set(map(json_key, value)) <= set(map(json_key, narrow[key])):
+                return False
+        elif key == "properties" and isinstance(value, dict) and not same(value, narrow.get(key)):
+            theirs = narrow.get(key) if isinstance(narrow.get(key), dict) else {}
+            if not all(takes(schema, theirs[name], depth + 1) if name in theirs else takes(schema, {})
+                       for name, schema in value.items()):
+                return False
+        elif key == "items" and isinstance(value, dict) and not same(value, narrow.get(key)):
+            if not takes(value, narrow.get(key, {}), depth + 1):
+                return False
+        elif key not in narrow or not same(value, narrow[key]):
+            return False
+    return True
+
+
+# Keyword groups whose members read each other, and the members whose
+# meaning depends on the rest: where ``wide`` has one of those, the group
+# must be alike on both sides.
+_READ_BY = tuple((group, group - {"properties", "items"}) for group in READ_TOGETHER)
+
+
+_ABSENT = object()
+
+
+def listed_values(schema):
+    if "const" in schema:
+        return [schema["const"]]
+    return schema["enum"] if isinstance(schema.get("enum"), list) else None
+
+
+def json_type(value) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int) or (isinstance(value, float) and value.is_integer()):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    return {str: "string", list: "array", dict: "object"}.get(type(value), "?")
+
+
+def type_names(kind):
+    """The type names of a ``type`` keyword, or None if it is not one."""
+    if isinstance(kind, str):
+        return [kind]
+    if isinstance(kind, list) and kind and all(isinstance(t, str) for t in kind):
+        return kind
+    return None
+
+
+def type_set(value):
+    if value is MISSING:
+        return None  # every type
+    if isinstance(value, str):
+        return {value}
+    if isinstance(value, list) and all(isinstance(t, str) for t in value):
+        return set(value)
+    return False  # not a type keyword the walk understands
+
+
+def covers(wide, narrow) -> bool:
+    """Does type set ``wide`` accept every value of ``narrow``? (None: all)"""
+    if wide is None:
+        return True
+    if narrow is None:
+        return False
+    return all(t in wide or (t == "integer" and "number" in wide) for t in narrow)
+
+
+def of_types(value, kinds) -> bool:
+    """Does a JSON value have one of the type names ``kinds`` (None: any)?"""
+    if kinds is None:
+        return True
+    kind = type(value)
+    if kind is bool:
+        return "boolean" in kinds
+    if kind is int or kind is float:
+        return "number" in kinds or ("integer" in kinds and (kind is int or value.is_integer()))
+    return {str: "string", type(None): "null", list: "array", dict: "object"}.get(kind) in kinds
+
+
+def apart(moved, branches) -> bool:
+    """Can no value match a branch in ``moved`` and another branch of
+    ``branches``? (They share no type, or a property both require holds
+    values of one that the other never takes: a discriminated union.)"""
+    return all(disjoint(branch, other) for branch in moved for other in branches
+               if other is not branch)
+
+
+def disjoint(x, y) -> bool:
+    if not overlap(branch_types(x), branch_types(y)):
+        return True
+    if not isinstance(x, dict) or not isinstance(y, dict):
+        return False
+    both = names_of(x.get("required")) & names_of(y.get("required"))
+    px, py = x.get("properties"), y.get("properties")
+    if not both or not isinstance(px, dict) or not isinstance(py, dict):
+        return False
+    for name in both:
+        vx, vy = value_keys(px.get(name)), value_keys(py.get(name))
+        if vx is not None and vy is not None and not vx & vy:
+            return True
+    return False
+
+
+def value_keys(schema):
+    """The values a schema allows, as JSON keys, when it lists them."""
+    if not isinstance(schema, dict):
+        return None
+    if "const" in schema:
+        return {json_key(schema["const"])}
+    if isinstance(schema.get("enum"), list):
+        return {json_key(v) for v in schema["enum"]}
+    return None
+
+
+def overlap(kinds, theirs) -> bool:
+    if kinds is None or theirs is None or kinds & theirs:
+        return True
+    return ("integer" in kinds and "number" in theirs) or ("number" in kinds and "integer" in theirs)
+
+
+def branch_types(branch):
+    """The type names a branch's values can have, None if any type."""
+    if not isinstance(branch, dict):
+        return None
+    kinds = type_set(branch.get("type", MISSING))
+    return kinds if kinds else None
+
+
+def listed_types(node):
+    """The types of the values a node lists (None: it lists none, any type)."""
+    values = enum_list(node)
+    if values is None:
+        return None
+    return {"null" if v is None else "boolean" if isinstance(v, bool)
+            else "integer" if isinstance(v, int) or (isinstance(v, float) and v.is_integer())
+            else "number" if isinstance(v, float)
+            else {str: "string", list: "array", dict: "object"}[type(v)] for v in values}
+
+
+def enum_list(node):
+    """The values a node lists: its ``enum``, or its ``const`` as one value
+    (None if it lists none, or lists them in a way the walk cannot read)."""
+    if "const" in node:
+        return [node["const"]] if "enum" not in node else None
+    value = node.get("enum", MISSING)
+    return value if isinstance(value, list) else None

@@ -1,0 +1,312 @@
+"""The structured schema walk: named rules with old and new values.
+
+One walk serves both directions. The direction only picks the rule prefix
+(``tool.input.`` or ``tool.output.``), and the catalog gives each prefixed
+rule its severity: input is contravariant, output covariant. A keyword is
+modelled by adding a row to ``HANDLERS``; whatever no handler explains is
+caught by the completeness net (``net.py``) and reported as
+``*.schema.changed``.
+"""
+
+from mcpdelta.engine.change import Change, pointer
+from mcpdelta.engine.equality import canonical, same
+from mcpdelta.engine.handlers import HANDLERS, partners
+from mcpdelta.engine.keywords import ACTS_ON, ANNOTATIONS
+from mcpdelta.engine.meaning import of_types, takes, type_set
+from mcpdelta.engine.net import MISSING, differences
+from mcpdelta.engine.normalise import marker_target, normalise_schema
+
+
+def diff_schema(side: str, entity: str, base: str, old, new) -> list:
+    """Every change between two schemas of one tool (``side``: input/output)."""
+    old_n, old_notation = normalise_schema(old)
+    new_n, new_notation = normalise_schema(new)
+    walk = _Walk(side, entity, base, old_n, new_n)
+    if old_notation != new_notation:
+        walk.emit("dialect.changed", (), _notation(old_notation), _notation(new_notation),
+                  detail=f"{_forms(old_notation)} -> {_forms(new_notation)}", claim=False)
+    walk.compare(old_n, new_n, ())
+    return walk.changes
+
+
+def _notation(forms):
+    return {"notation": list(forms)}
+
+
+def _forms(forms) -> str:
+    return ", ".join(forms) or "plain"
+
+
+def label(rel) -> str:
+    """A short human name for a place in a schema: ``filter.tag``, ``tags[]``."""
+    out = ""
+    parts = list(rel)
+    if parts and parts[-1] not in ("items", "additionalProperties") and (
+            len(parts) < 2 or parts[-2] not in ("properties", "patternProperties", "prefixItems")):
+        parts.pop()  # the keyword itself: name the place it constrains
+    i = 0
+    while i < len(parts):
+        part = parts[i]
+        if part in ("properties", "patternProperties", "prefixItems") and i + 1 < len(parts):
+            name = parts[i + 1]
+            if part == "properties":
+                out += ("." if out else "") + str(name)
+            elif part == "prefixItems":
+                out += f"[{name}]"
+            else:
+                out += f"{{/{name}/}}"
+            i += 2
+            continue
+        out += {"items": "[]", "additionalProperties": "{*}"}.get(part, f"/{part}")
+        i += 1
+    return out or "the root"
+
+
+# Marker pairs followed into their targets in one schema diff, and how many
+# may be followed one inside another: past either, markers are compared as
+# written (a difference the net reports).
+MAX_EXPANSIONS = 1000
+
+
+MAX_EXPANSION_DEPTH = 48
+
+
+class _Walk:
+    def __init__(self, side, entity, base, old_root=None, new_root=None):
+        self.prefix = f"tool.{side}."
+        self.entity = entity
+        self.base = base
+        self.changes = []
+        self.claims = []  # path parts whose subtree a change explains
+        self.roots = (old_root, new_root)  # where markers lead (normalise.marker_target)
+        self.assumed = set()  # marker pairs being compared: equal unless shown otherwise
+        self.expansions = 0
+        self.path = []  # the (old, new) nodes being walked, outermost first
+        self.equivalence_checks = 0
+        self.compared = set()  # marker pairs compared already
+        self.kept = []
+        self.dirty = _dirty_markers(old_root, new_root) if old_root is not new_root else ()
+
+    def emit(self, suffix, rel, old, new, detail="", severity=None, claim=True):
+        self.changes.append(Change(
+            self.prefix + suffix, self.entity, self.base + pointer(*rel),
+            None if old is MISSING else old, None if new is MISSING else new,
+            severity=severity, where=label(rel), detail=detail,
+        ))
+        if claim:
+            self.claims.append(rel)
+
+    def compare(self, old, new, rel):
+        """Walk, then net: report what the walk left unexplained."""
+        first = len(self.claims)
+        self.node(old, new, rel)
+        claims = self.claims[first:]
+        for parts, a, b in list(differences(old, new, rel)):
+            if not any(parts[: len(c)] == c for c in claims):
+                self.emit("schema.changed", parts, a, b)
+
+    def node(self, old, new, rel):
+        if not rel:
+            self._claim_targets()
+        if self._through_markers(old, new, rel):
+            return
+        if isinstance(old, bool) or isinstance(new, bool):
+            if old is False and new is not False:
+                self.emit("constraint.loosened", rel, old, new, detail="false schema")
+            elif new is False and old is not False:
+                self.emit("constraint.tightened", rel, old, new, detail="false schema")
+            return
+        if not isinstance(old, dict) or not isinstance(new, dict) or self._unchanged(old, new):
+            return  # the net reports anything odd
+        wrapped = self._wrapped(old, new)
+        if wrapped is not None:
+            # one side is the other as a single branch of a combinator: the
+            # branch sets are compared, and explain the place whole
+            self.claims.append(rel)
+            self.compare(*wrapped, rel)
+            return
+        idle = moot(old, new)
+        if idle:
+            # keywords for a type one side does not admit: the type change says it
+            self.claims += [rel + (k,) for k in idle]
+            old = {k: v for k, v in old.items() if k not in idle}
+            new = {k: v for k, v in new.items() if k not in idle}
+        self.path.append((old, new))
+        try:
+            keys = old.keys() | new.keys()
+            for handler, handled in HANDLERS:
+                if not keys.isdisjoint(handled):
+                    handler(self, old, new, rel)
+        finally:
+            self.path.pop()
+
+    def equivalent(self, old, new) -> bool:
+        """``equivalent`` within this diff's bound on such checks."""
+        if same(old, new):
+            return True
+        if self.equivalence_checks >= MAX_EQUIVALENCE_CHECKS:
+            return False
+        self.equivalence_checks += 1
+        return equivalent(old, new, self.roots)
+
+    def _wrapped(self, old, new):
+        """(old, new) with the plain side written as a combinator, when the
+        other side is that combinator beside keywords the plain side has
+        alike (annotations aside) and a branch of it is a partner of the
+        plain side (``partners``): ``S`` against ``anyOf: [S, T]``, ``{type:
+        object, properties: P}`` against ``{type: object, oneOf: [...]}``. A
+        plain side of several types (``type: [array, null]``) is one branch
+        per type, since it is that union. None otherwise (the keywords are
+        compared as they stand)."""
+        for key in ("anyOf", "oneOf", "allOf"):
+            if (key in old) == (key in new):
+                continue
+            plain, wrap = (old, new) if key in new else (new, old)
+            if not isinstance(wrap[key], list):
+                continue
+            shared = set(wrap) - ANNOTATIONS - {key}
+            if any(k not in plain or not same(plain[k], wrap[k]) for k in shared):
+                continue
+            core = {k: v for k, v in plain.items() if k not in ANNOTATIONS}
+            branches = by_type(core) if key == "anyOf" else [core]
+            olds, news = (branches, wrap[key]) if plain is old else (wrap[key], branches)
+            if not partners(self, list(olds), list(news)) and not any(
+                    takes(x, y) or takes(y, x) for x in branches for y in wrap[key]):
+                continue
+            one = {k: v for k, v in plain.items() if k in ANNOTATIONS or k in shared}
+            one[key] = branches
+            return (one, new) if plain is old else (old, one)
+        return None
+
+    def _claim_targets(self):
+        """Recursion targets (``$defs`` entries named "@...") are compared
+        where their markers lead, not where they are kept."""
+        defs = [root.get("$defs") if isinstance(root, dict) else None for root in self.roots]
+        names = [set(d) if isinstance(d, dict) else set() for d in defs]
+        if all(n.startswith("@") for n in names[0] | names[1]):
+            self.claims.append(("$defs",))
+        else:
+            self.claims += [("$defs", n) for n in sorted(names[0] | names[1]) if n.startswith("@")]
+
+    def _through_markers(self, old, new, rel) -> bool:
+        """A marker on either side is compared as what it leads to, whatever
+        its name. A pair compared already, or being compared further up (by
+        markers, or as the expansion the recursion started from), is not
+        compared again: the recursion repeats a comparison made once, whose
+        changes are reported once, at their first place. True if the place
+        was handled here."""
+        a = marker_target(old, self.roots[0])
+        b = marker_target(new, self.roots[1])
+        if a is None and b is None:
+            return False
+        if same(old, new) and (a is None or same(a, b)):
+            return True
+        if self.expansions >= MAX_EXPANSIONS or len(self.assumed) >= MAX_EXPANSION_DEPTH:
+            return False
+        pair = (canonical(old) if a is not None else id(old), canonical(new) if b is not None else id(new))
+        a = old if a is None else a
+        b = new if b is None else b
+        self.claims.append(rel)
+        if pair in self.assumed or pair in self.compared or any(
+                same(x, a) and same(y, b) for x, y in self.path):
+            return True
+        self.expansions += 1
+        self.assumed.add(pair)
+        self.kept += (a, b)  # alive while the walk lasts: their ids key the pairs
+        try:
+            self.compare(a, b, rel)
+        finally:
+            self.assumed.discard(pair)
+            self.compared.add(pair)
+        return True
+
+    def _unchanged(self, old, new) -> bool:
+        """Equal subtrees hold no change, unless they hold a marker whose
+        target differs between the sides (then the walk goes on to it)."""
+        if not same(old, new):
+            return False
+        if not self.dirty:
+            return True
+        text = canonical(old)
+        return not any(marker in text for marker in self.dirty)
+
+
+def _dirty_markers(old_root, new_root) -> tuple:
+    """The marker texts (``$ref`` values) whose targets differ between the
+    two sides although named alike."""
+    if not isinstance(old_root, dict) or not isinstance(new_root, dict):
+        return ()
+    # ("#" marks the root: its pair is the walk's first, compared anyway)
+    found = []
+    defs_a, defs_b = old_root.get("$defs"), new_root.get("$defs")
+    if isinstance(defs_a, dict) and isinstance(defs_b, dict):
+        for name in sorted(defs_a.keys() & defs_b.keys()):
+            if name.startswith("@") and not same(defs_a[name], defs_b[name]):
+                escaped = name.replace("~", "~0").replace("/", "~1")
+                found.append(canonical("#/$defs/" + escaped))
+    return tuple(found)
+
+
+# Rules that say nothing about which values validate.
+ANNOTATION_RULES = ("description.changed", "default.changed", "deprecated.added",
+                    "deprecated.removed", "dialect.changed")
+
+
+# Equivalence checks one schema diff may make (each a walk of its own).
+MAX_EQUIVALENCE_CHECKS = 200
+
+
+def equivalent(old, new, roots=(None, None)) -> bool:
+    """Do two normalised schemas accept the same values? True when the walk
+    and the net between them find nothing but annotations (recursion
+    compared by what it leads to; ``roots``: where each side's markers
+    lead). Sound, not complete: False means "not shown equivalent"."""
+    if same(old, new):
+        return True
+    probe = _Walk("input", None, "", *roots)
+    probe.compare(old, new, ())
+    return all(c.rule.endswith(ANNOTATION_RULES) for c in probe.changes)
+
+
+def moot(old, new) -> set:
+    """Keywords that changed but act only on types one side does not admit
+    (a ``minimum`` added where a string became an integer, the properties
+    of what is no longer an object): the type change is the whole story."""
+    kinds_a, kinds_b = type_set(old.get("type", MISSING)), type_set(new.get("type", MISSING))
+    if kinds_a is False or kinds_b is False or kinds_a == kinds_b:
+        return set()
+    return {k for k in (old.keys() | new.keys()) & ACTS_ON.keys()
+            if not same(old.get(k, MISSING), new.get(k, MISSING))
+            and not (admits(kinds_a, ACTS_ON[k]) and admits(kinds_b, ACTS_ON[k]))}
+
+
+def admits(kinds, acts_on) -> bool:
+    return kinds is None or any(t in kinds for t in acts_on) or (
+        "integer" in kinds and "number" in acts_on)
+
+
+def by_type(core):
+    """A schema of several types as one schema per type, each with the
+    keywords that act on its type (``type: [array, null], items: X`` is
+    ``[{type: array, items: X}, {type: null}]``); ``[core]`` if it is not
+    one such."""
+    kinds = type_set(core.get("type", MISSING))
+    if not kinds or len(kinds) < 2 or not set(core) <= set(ACTS_ON) | {"type", "enum"}:
+        return [core]
+    out = []
+    for kind in sorted(kinds):
+        branch = {"type": kind}
+        for key, value in core.items():
+            if key == "enum":
+                values = [v for v in value if of_types(v, {kind})] if isinstance(value, list) else None
+                if values is None:
+                    return [core]
+                if not values:
+                    branch = None
+                    break
+                branch["enum"] = values
+            elif key != "type" and kind in ACTS_ON[key]:
+                branch[key] = value
+        if branch is not None:
+            out.append(branch)
+    return out

@@ -1,0 +1,1 @@
+"""Prefect flows over the pipeline's stages (see mcpdelta/flows/survey.py)."""

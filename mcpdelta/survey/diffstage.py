@@ -1,0 +1,654 @@
+"""The diff stage: every pending version pair through the engine, in batches.
+
+DuckDB picks the pending pairs (``sql/pairs_*.sql``) as keys only. Batches of
+whole servers are diffed by the survey itself and by worker processes beside
+it (both cores); each reads just its servers' manifests from their Parquet
+partitions, diffs, and writes its own ``changes`` file and then its
+``pairs`` ledger file. Memory is bounded by a batch, never by the lake; a
+crash loses at most the batches in flight and a re-run finishes the rest
+without duplicates. A pair the engine cannot read becomes a ledger row with
+an ``error``; the batch carries on.
+"""
+
+import collections
+import concurrent.futures
+import contextlib
+import datetime as dt
+import gc
+import hashlib
+import json
+import marshal
+import multiprocessing
+import os
+import pathlib
+import sys
+import threading
+
+from mcpdelta import __version__
+from mcpdelta.errors import InputError
+from mcpdelta.inputs import load_json
+from mcpdelta.survey import PAIR_MODES
+
+from mcpdelta.resources import SQL_DIR as SQL
+
+# mcpdelta.lake (pyarrow) is imported where it is used: a pool worker runs
+# its initializer (init_worker) before it loads anything heavy
+
+
+def engine_sources() -> list:
+    """What a pair's stored rows come from: the engine's source and the
+    witnesses' (their values and notes are stored beside the changes)."""
+    package = pathlib.Path(__file__).resolve().parents[1]
+    return sorted(p for folder in ("engine", "witness") for p in (package / folder).glob("*.py"))
+
+
+def engine_version() -> str:
+    """The release plus a hash of ``engine_sources``: a pair diffed by a
+    different engine, or witnessed by different code, is diffed again."""
+    digest = hashlib.sha256()
+    for path in engine_sources():
+        digest.update(f"{path.parent.name}/{path.name}".encode() + b"\0" + path.read_bytes())
+    return f"{__version__}+{digest.hexdigest()[:12]}"
+
+
+def policy_hash(policy) -> str:
+    spec = {"profile": policy.profile, "fail_on": policy.fail_on, "witness": policy.witness,
+            "overrides": sorted(policy.overrides.items()),
+            "ignores": [[i.rule, i.entity, i.reason] for i in policy.ignores]}
+    return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def pairs_sql(mode: str) -> str:
+    if mode not in PAIR_MODES:
+        raise ValueError(mode)
+    return (SQL / f"pairs_{mode}.sql").read_text()
+
+
+def pair_key(server_id, old_digest, new_digest) -> str:
+    return hashlib.sha256(f"{server_id}\0{old_digest}\0{new_digest}".encode()).hexdigest()[:32]
+
+
+# json.dumps(value) and json.dumps(value, sort_keys=True), their encoders
+# built once, not per call
+_json = json.JSONEncoder().encode
+_sorted_json = json.JSONEncoder(sort_keys=True).encode
+
+
+def _now():
+    return dt.datetime.now(dt.timezone.utc)
+
+
+class _Contracts:
+    """The stored contracts of some servers, loaded for one batch.
+
+    A pair is diffed on reduced manifests: both surfaces (the capture
+    without its tools) plus only the tools whose whole-tool hash differs
+    between the two sides, and those a probe of the new side called (its
+    answer is checked against the tool's outputSchema). Any other unchanged
+    tool can produce no change, so the result is the same as diffing the
+    whole manifests, at the cost of the tools that moved."""
+
+    def __init__(self, lake, servers):
+        from mcpdelta.lake import texts
+
+        stored = lake.read_servers("manifests", servers,
+                                   ["server_id", "manifest_digest", "surface_json", "tool_hashes"],
+                                   dictionary=("server_id", "manifest_digest", "surface_json"))
+        self.surfaces = {}
+        for server_id, digest, surface, hashes in zip(*(texts(c) for c in stored.columns)):
+            if digest is not None:
+                self.surfaces[(server_id, digest)] = (surface, hashes)
+        tools = lake.read_servers("tools", servers, ["server_id", "manifest_digest", "name", "tool_json"],
+                                  dictionary=("server_id", "manifest_digest", "name", "tool_json"))
+        self.tools = {(s, d, n): t for s, d, n, t in zip(*(texts(c) for c in tools.columns))}
+        self._hashes = {}
+        self._surfaces = {}  # surface text -> decoded and checked (or the InputError)
+        # tool text -> decoded and checked (or the InputError): a tool's new
+        # side is the next pair's old side
+        self._tools = {}
+
+    def hashes(self, server_id, digest):
+        key = (server_id, digest)
+        if key not in self._hashes:
+            text = self.surfaces[key][1]
+            try:
+                self._hashes[key] = None if text is None else dict(load_json(text, "a lake cell"))
+            except (TypeError, ValueError, InputError):
+                self._hashes[key] = {}  # unreadable: every tool reads as moved, and is looked up
+        return self._hashes[key]
+
+    def surface(self, server_id, digest, source):
+        """The stored surface, decoded and checked for shape once per batch
+        and text: most releases leave the surface as it was, so both sides
+        of a pair (and the server's other captures) share one object, which
+        the engine's equality check passes at once. The engine never
+        changes what it is given."""
+        def check(found):
+            from mcpdelta.engine.manifest import validate_manifest
+
+            if not isinstance(found, dict):
+                raise InputError(source, "stored manifest is not a JSON object")
+            # validated whole at ingest, nesting limit included: check shape only
+            return validate_manifest(found, source, max_depth=None)
+        return _decoded_once(self._surfaces, self.surfaces[(server_id, digest)][0], source,
+                             "stored manifest", check)
+
+    def _tool(self, text, name, source):
+        """A stored tool decoded and checked for shape once per batch and
+        text (shared, like the surfaces: the engine never changes what it is
+        given); it must be the tool its row names, so no two tools of a
+        reduced manifest share a name."""
+        def check(found):
+            from mcpdelta.engine.manifest import validate_manifest
+
+            validate_manifest({"tools": [found]}, source, max_depth=None)
+            return found
+        found = _decoded_once(self._tools, text, source, "a stored tool", check)
+        if found["name"] != name:
+            raise InputError(source, f"the stored tool {name!r} is named {found['name']!r}")
+        return found
+
+    def pair(self, server_id, old_digest, new_digest, sources):
+        """(old, new) reduced manifests, validated for shape."""
+        manifests = []
+        for digest, source in zip((old_digest, new_digest), sources):
+            if (server_id, digest) not in self.surfaces:
+                raise InputError(source, "manifest missing from the lake")
+        old_h, new_h = self.hashes(server_id, old_digest), self.hashes(server_id, new_digest)
+        moved = {n for n in (old_h or {}).keys() | (new_h or {}).keys()
+                 if (old_h or {}).get(n) != (new_h or {}).get(n)}
+        probes = self.surface(server_id, new_digest, sources[1]).get("probes")
+        if isinstance(probes, list):
+            moved |= {p.get("tool") for p in probes if isinstance(p, dict)}
+        for digest, hashes, source in ((old_digest, old_h, sources[0]), (new_digest, new_h, sources[1])):
+            manifest = dict(self.surface(server_id, digest, source))  # its own tools list
+            if hashes is not None:
+                try:
+                    tools = [self._tool(self.tools[(server_id, digest, n)], n, source)
+                             for n in sorted(moved) if n in hashes]
+                except KeyError:
+                    raise InputError(source, "a tool is missing from the lake") from None
+                manifest["tools"] = tools
+            manifests.append(manifest)
+        if "tools" in manifests[0] and "tools" in manifests[1]:
+            _share_schemas(manifests[0]["tools"], manifests[1]["tools"])
+        return manifests
+
+
+def _share_schemas(old_tools, new_tools) -> None:
+    """Give each tool's new side the very schema objects of its old side
+    where they are exactly the same (decoded from two texts, as when only
+    the description changed, they are two equal trees): the engine then
+    sees the identity at once, and normalises one tree once a batch
+    (``remembered``). The decoded tool keeps an equal value; equal by
+    marshal's typed bytes, so not even ``1`` against ``1.0`` is merged."""
+    before = {tool["name"]: tool for tool in old_tools}
+    for tool in new_tools:
+        old = before.get(tool["name"])
+        if old is None:
+            continue
+        for key in ("inputSchema", "outputSchema"):
+            a, b = old.get(key), tool.get(key)
+            if a is not b and isinstance(a, dict) and a == b \
+                    and marshal.dumps(a, 2) == marshal.dumps(b, 2):
+                tool[key] = a
+
+
+def _decoded_once(cache, text, source, what, check):
+    """``check(text decoded)``, worked out once per text (a failure too, as
+    the InputError it raised, said again for each source that meets it). The
+    decode is bounded (``mcpdelta.inputs.load_json``): the lake may come from anyone."""
+    found = cache.get(text)
+    if found is None:
+        try:
+            found = check(load_json(text, what))
+        except InputError as exc:
+            found = exc if exc.where != what else InputError(source, f"{what} is not valid JSON ({exc.problem})")
+        except TypeError as exc:  # not text at all
+            found = InputError(source, f"{what} is not valid JSON ({exc})")
+        cache[text] = found
+    if isinstance(found, InputError):
+        raise InputError(source, found.problem)
+    return found
+
+
+PR_SET_PDEATHSIG = 1
+
+
+def init_worker(parent_pid):
+    """Pool worker initializer: die with the survey, diff without numpy,
+    and end at once when the pool shuts down. A worker reads and writes
+    Parquet and never builds an array, and pyarrow (17 on) imports numpy
+    only when it can: most of pyarrow's import, about 0.2 s of CPU a
+    worker."""
+    import atexit
+
+    die_with_parent(parent_pid)
+    sys.modules.setdefault("numpy", None)  # an import of numpy now fails at once
+    atexit.register(_end_now)  # before the teardown (and the handlers registered before it)
+
+
+def _end_now():
+    """A pool worker's exit, without the interpreter freeing its heap object
+    by object (its batches' caches: about 0.2 s that the survey waits for
+    in ``shutdown``). Every batch it took is written and renamed into place
+    or reported failed by then, multiprocessing has flushed its output, and
+    the pool reads no exit code. multiprocessing's own exit clean-up (its
+    finalizers) runs first: Python 3.13 leaves it to atexit, where this
+    handler, registered later, would run before it (it runs once)."""
+    from multiprocessing import util
+
+    util._exit_function()
+    os._exit(0)
+
+
+def die_with_parent(parent_pid):
+    """End this pool worker when the survey that started it dies, however it
+    dies (SIGKILL included), so no orphan goes on diffing and writing
+    batches a re-run will diff again. Linux: the kernel sends SIGKILL on the
+    parent's death (prctl PR_SET_PDEATHSIG); elsewhere, and for a parent
+    already gone, a watchdog thread polls the parent pid."""
+    import signal
+    import sys
+    import threading
+
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):  # pragma: no cover - no prctl: the watchdog alone
+            pass
+    if os.getppid() != parent_pid:  # died before prctl took effect
+        os._exit(1)
+
+    def watch():
+        import time
+
+        while os.getppid() == parent_pid:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="parent-watchdog", daemon=True).start()
+
+
+def diff_batch(lake_root, pairs, policy, engine, policy_id, batch_id) -> dict:
+    """Worker: diff each pair of a batch, then write the changes and the
+    ledger; return counts. ``lake_root``: a lake's root, or the ``Lake``
+    (an object-store lake carries the lease its writes go under).
+
+    Runs in a worker process, so it reads and writes the lake itself: only
+    pair keys cross the process boundary, never manifests."""
+    import rapidfuzz.fuzz  # noqa: F401 - loaded once per worker, the prose scores use it
+    from mcpdelta.engine.normalise import remembered
+    from mcpdelta.lake import Lake
+
+    lake = lake_root if isinstance(lake_root, Lake) else Lake(lake_root)
+    contracts = _Contracts(lake, {p["server_id"] for p in pairs})
+    # The batch's contracts stay until its end: frozen out of the
+    # collector's sight, and with a young generation large enough for a
+    # pair's short-lived garbage, the engine's allocations cost no passes
+    # over them (a tenth of the stage's CPU time otherwise).
+    thresholds = gc.get_threshold()
+    gc.freeze()
+    gc.set_threshold(50_000, *thresholds[1:])
+    try:
+        # the batch's tools are decoded once and never changed: each schema
+        # is normalised once, however many pairs change its tool
+        with remembered():
+            return _diff_pairs(lake, contracts, pairs, policy, engine, policy_id, batch_id)
+    finally:
+        gc.set_threshold(*thresholds)
+        gc.unfreeze()
+
+
+def _diff_pairs(lake, contracts, pairs, policy, engine, policy_id, batch_id) -> dict:
+    from mcpdelta.engine.result import DiffResult
+
+    if policy.witness != "never":
+        from mcpdelta.witness import attach_witnesses  # evidence only
+
+    # rows as tuples in the tables' column order (mcpdelta/lake/tables.py):
+    # the pair's columns (PAIR_COLUMNS), then the change's or the ledger's
+    changes, ledger = [], []
+    errors = 0
+    for row in pairs:
+        base = (pair_key(row["server_id"], row["old_digest"], row["new_digest"]), row["server_id"],
+                row["old_version"], row["new_version"], row["old_digest"], row["new_digest"],
+                engine, policy_id, batch_id)
+        try:
+            old, new = contracts.pair(row["server_id"], row["old_digest"], row["new_digest"],
+                                      (f"{row['server_id']} {row['old_version']}",
+                                       f"{row['server_id']} {row['new_version']}"))
+            result = DiffResult(old, new, policy)
+        except (InputError, ValueError, RecursionError) as exc:
+            ledger.append(base + (0, 0, None, 0, str(exc), _now()))
+            errors += 1
+            continue
+        if policy.witness != "never":
+            attach_witnesses(result, min_severity=policy.witness)
+        for change in result.changes:
+            # the fields of Change.as_json(), without its sorted copies of
+            # old and new: the sorted-key encoder sorts them anyway
+            changes.append(base + (
+                change.rule, change.severity, change.default_severity, change.entity, change.path,
+                _sorted_json(change.old), _sorted_json(change.new), change.message, change.note,
+                change.suppressed, change.suppressed_reason, _json(change.advisory),
+                None if change.witness is None else _json(change.witness), change.witness_note))
+        witnessed = sum(c.witness is not None for c in result.changes
+                        if c.severity == "BREAKING" and not c.suppressed)
+        ledger.append(base + (len(result.changes), result.summary["BREAKING"], result.grade,
+                              witnessed, None, _now()))
+    lake.append("changes", changes, batch_id)
+    lake.append("pairs", ledger, batch_id)  # the ledger last: it commits the batch
+    return {"pairs_diffed": len(ledger), "errors": errors}
+
+
+# what the pair query reads: the other tables' files are neither checked nor bound
+_PAIR_TABLES = ("manifests", "pairs")
+
+# A pair the ledger holds for this engine and policy, without an error, is
+# never diffed again.
+_LEDGER = """EXISTS (SELECT 1 FROM pairs p
+            WHERE p.server_id = c.server_id AND p.old_digest = c.old_digest
+              AND p.new_digest = c.new_digest AND p.engine_version = $engine_version
+              AND p.policy_hash = $policy_hash AND p.error IS NULL)"""
+
+
+def selected_pairs(mode, servers=None) -> str:
+    """The pair query with a ``cached`` column, limited to some servers when
+    a list is given. Parameters: $engine_version, $policy_hash, $since."""
+    where = ""
+    if servers is not None:
+        ids = ", ".join("'" + s.replace("'", "''") + "'" for s in servers) or "NULL"
+        where = f" WHERE c.server_id IN ({ids})"
+    return f"SELECT c.*, {_LEDGER} AS cached FROM ({pairs_sql(mode)}) c{where}"
+
+
+def count_pairs(con, mode, since, engine, policy_id, servers=None) -> tuple:
+    """(all candidate pairs, of which already in the ledger)."""
+    return _candidates(con, mode, since, engine, policy_id, servers)[:2]
+
+
+def servers_with_pending_pairs(lake, policy, mode="consecutive", since=None) -> list:
+    """Server ids that have pairs left to diff (to spread them over a cluster)."""
+    con = lake.connect(tables=_PAIR_TABLES)
+    rows = con.execute(f"SELECT DISTINCT server_id FROM ({selected_pairs(mode)}) WHERE NOT cached "
+                       "ORDER BY server_id",
+                       {"engine_version": engine_version(), "policy_hash": policy_hash(policy),
+                        "since": since}).fetchall()
+    return [r[0] for r in rows]
+
+
+def _candidates(con, mode, since, engine, policy_id, servers=None) -> tuple:
+    """(all candidate pairs, of which in the ledger, the keys of the pending
+    ones): one query (no manifests: those stay on disk)."""
+    query = f"""
+        SELECT server_id, old_version, new_version, old_digest, new_digest, cached
+        FROM ({selected_pairs(mode, servers)})
+        ORDER BY server_id, old_version, new_version
+    """
+    params = {"engine_version": engine, "policy_hash": policy_id, "since": since}
+    cursor = con.execute(query, params)
+    names = [d[0] for d in cursor.description][:-1]
+    rows = cursor.fetchall()
+    pending = [dict(zip(names, row)) for row in rows if not row[-1]]
+    return len(rows), len(rows) - len(pending), pending
+
+
+def _batches(pairs, batch_size, workers=1):
+    """Pairs grouped by server, whole servers per batch (a worker loads each
+    server's manifests once), about batch_size pairs each. With several
+    processes the last rounds shrink (a batch is at most an equal share of
+    what is left between twice the processes): they finish together, none
+    idles through another's last big batch."""
+    by_server = {}
+    for pair in pairs:
+        by_server.setdefault(pair["server_id"], []).append(pair)
+    left = len(pairs)
+    smallest = min(batch_size, MIN_BATCH)
+    batch = []
+    for group in by_server.values():
+        batch.extend(group)
+        share = batch_size if workers == 1 else -(-left // (2 * workers))
+        if len(batch) >= max(smallest, min(batch_size, share)):
+            yield batch
+            left -= len(batch)
+            batch = []
+    if batch:
+        yield batch
+
+
+MIN_BATCH = 50  # a batch's fixed cost (reads, two files written) stays small beside its pairs
+
+
+DONE_FILE = ".diff-stage-done.json"  # in the lake's folder; readers read only tables' Parquet
+DONE_KEEP = 32
+
+
+def _listing(lake, table) -> list:
+    """(path, size, mtime) of every file of a table: lake files are written
+    once and renamed into place, so an equal listing is equal content."""
+    if lake.remote:
+        return [list(entry) for entry in lake.listing(table)]  # as JSON would give them back
+    out = []
+    folder = lake.folder(table)
+    for root, _, files in os.walk(folder):
+        for name in files:
+            if name.endswith(".parquet") and not name.startswith("."):
+                path = os.path.join(root, name)
+                try:
+                    info = os.stat(path)
+                except OSError:
+                    continue
+                out.append((os.path.relpath(path, folder), info.st_size, info.st_mtime_ns))
+    return sorted(out)
+
+
+def _state_key(lake, manifests, mode, since, engine, policy_id, servers) -> str:
+    """What decides the pending pairs: the manifests (the candidates), the
+    ledger (what is done), the engine, the policy and the query; and the
+    other tables the stage reads or writes, so a file broken or added there
+    is checked as before."""
+    state = [mode, str(since), engine, policy_id, sorted(servers) if servers is not None else None,
+             manifests] + [_listing(lake, table) for table in ("tools", "changes", "pairs")]
+    return hashlib.sha256(json.dumps(state).encode()).hexdigest()
+
+
+def _done(lake) -> dict:
+    if lake.remote:
+        try:
+            found = json.loads(lake.get(DONE_FILE) or b"{}")
+        except ValueError:
+            return {}
+        return found if isinstance(found, dict) else {}
+    from mcpdelta.inputs import read_bytes
+
+    try:
+        found = load_json(read_bytes(os.path.join(lake.base, DONE_FILE), 1 << 20), DONE_FILE)
+    except InputError:
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+def _record_done(lake, key, total) -> None:
+    """Remember that a lake in this state has no pending pair (written whole
+    or not at all; losing it costs one full check, never a wrong answer)."""
+    from mcpdelta.files import write_file
+
+    done = {k: v for k, v in _done(lake).items() if isinstance(v, int)}
+    done.pop(key, None)
+    done = dict(list(done.items())[-(DONE_KEEP - 1):])
+    done[key] = total
+    if lake.remote:  # one PUT is whole or nothing
+        lake.put(DONE_FILE, json.dumps(done).encode())
+        return
+    try:
+        write_file(os.path.join(lake.base, DONE_FILE), json.dumps(done))
+    except OSError:  # a read-only lake: the next run checks in full
+        pass
+
+
+def run_diff_stage(lake, policy, mode="consecutive", since=None, workers=None,
+                   batch_size=1000, on_batch=None, servers=None) -> dict:
+    """Diff every pending pair (of ``servers``, when given); return counts
+    for the survey summary.
+
+    A lake whose manifests and ledger files are exactly those of a state
+    already seen to have no pending pair (same engine, policy and query) is
+    answered from that record, without opening DuckDB."""
+    engine, policy_id = engine_version(), policy_hash(policy)
+    if servers is None:
+        lake.remove_orphans()  # only a whole-lake run may tidy up after others
+    manifests_before = _listing(lake, "manifests")
+    key = _state_key(lake, manifests_before, mode, since, engine, policy_id, servers)
+    known = _done(lake).get(key)
+    if isinstance(known, int):
+        return {"pairs": known, "pairs_cached": known, "pairs_diffed": 0, "errors": 0}
+    workers = workers or os.cpu_count() or 1
+    # the pool starts before the query: its workers' start-up (a process
+    # and its imports each) overlaps the query instead of following it
+    pool = _pool(workers - 1) if workers > 1 else None
+    try:
+        stats, pooled = _diff_pending(lake, pool, workers, key, policy, mode, since, engine,
+                                      policy_id, servers, batch_size, on_batch)
+    except BaseException:
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)  # no batch of theirs is left writing
+        raise
+    if pool is not None:
+        # workers given no batch are not waited for: they end once they are up
+        pool.shutdown(wait=pooled, cancel_futures=True)
+    # every pair done (an error is retried next time) and no manifest came
+    # meanwhile: this state has nothing pending
+    if stats["pairs_diffed"] and stats["errors"] == 0 \
+            and stats["pairs_diffed"] == stats["pairs"] - stats["pairs_cached"] \
+            and _listing(lake, "manifests") == manifests_before:
+        _record_done(lake, _state_key(lake, manifests_before, mode, since, engine, policy_id,
+                                      servers), stats["pairs"])
+    return stats
+
+
+def _diff_pending(lake, pool, workers, key, policy, mode, since, engine, policy_id, servers,
+                  batch_size, on_batch):
+    """(counts, whether the pool diffed any batch): the pending pairs picked
+    and diffed, here and in the pool."""
+    from mcpdelta.lake import new_batch_id
+
+    con = lake.connect(tables=_PAIR_TABLES)
+    total, cached, pending = _candidates(con, mode, since, engine, policy_id, servers)
+    con.close()
+    lake.files("tools")  # the workers read these: a damaged one is one line here, before any batch
+    stats = {"pairs": total, "pairs_cached": cached, "pairs_diffed": 0, "errors": 0}
+    if not pending:
+        _record_done(lake, key, total)
+        return stats, False
+    batches = list(_batches(pending, batch_size, workers))
+    lock = threading.Lock()  # pool batches are recorded from the threads that feed them
+
+    def record(counts):
+        with lock:
+            stats["pairs_diffed"] += counts["pairs_diffed"]
+            stats["errors"] += counts["errors"]
+            if on_batch:
+                on_batch(stats)
+
+    if pool is None or len(batches) == 1:
+        for batch in batches:
+            record(diff_batch(_sent(lake), batch, policy, engine, policy_id, new_batch_id()))
+        return stats, False
+    _diff_beside_pool(pool, lake, batches, policy, engine, policy_id, min(workers, len(batches)) - 1,
+                      record)
+    return stats, True
+
+
+def _sent(lake):
+    """What a batch names its lake by: a folder lake's root, or an
+    object-store lake itself (with the lease token its writes need)."""
+    return lake.for_tasks() if lake.remote else lake.root
+
+
+def _pool(size):
+    """``size`` pool workers, started now (spawn, not fork: the parent holds
+    DuckDB's threads)."""
+    context = multiprocessing.get_context("spawn")
+    pool = concurrent.futures.ProcessPoolExecutor(size, mp_context=context,
+                                                  initializer=init_worker,
+                                                  initargs=(os.getpid(),))
+    for _ in range(size):
+        pool.submit(_warm)
+    return pool
+
+
+def _warm():
+    """A worker's imports, done while the survey still picks the pairs."""
+    import rapidfuzz.fuzz  # noqa: F401
+    import mcpdelta.engine.result  # noqa: F401
+    import mcpdelta.lake  # noqa: F401
+
+
+def _diff_beside_pool(pool, lake, batches, policy, engine, policy_id, feeders, record) -> None:
+    """Diff the batches in this process and in ``feeders`` pool workers,
+    each taking the next batch when it is done with one. This process has
+    loaded pyarrow already: a worker fewer to start is its imports fewer
+    (about 0.35 s of CPU)."""
+    from mcpdelta.lake import new_batch_id
+
+    queue = collections.deque(batches)
+
+    def take():
+        try:
+            return queue.popleft()  # atomic: this process and the feeders take from one queue
+        except IndexError:
+            return None
+
+    def feed():
+        """One pool worker's share: a batch at a time until none is left."""
+        try:
+            while (batch := take()) is not None:
+                record(pool.submit(diff_batch, _sent(lake), batch, policy, engine, policy_id,
+                                   new_batch_id()).result())
+        except BaseException:
+            queue.clear()  # a failed batch stops the stage: no new batch is started
+            raise
+
+    with quick_handovers():
+        with concurrent.futures.ThreadPoolExecutor(feeders) as threads:
+            fed = [threads.submit(feed) for _ in range(feeders)]
+            try:
+                while (batch := take()) is not None:
+                    record(diff_batch(_sent(lake), batch, policy, engine, policy_id, new_batch_id()))
+            except BaseException:
+                queue.clear()
+                raise
+            for future in fed:
+                future.result()
+
+
+HANDOVER_S = 0.0005  # the GIL switch interval while batches are handed over
+_handovers = {"stages": 0, "interval": None}
+_handovers_lock = threading.Lock()
+
+
+@contextlib.contextmanager
+def quick_handovers():
+    """A short GIL switch interval while this process diffs beside its
+    pool. A batch handed to a pool worker, and its result handed back, pass
+    through this process's other threads (the pool's, a feeder), each of
+    which waits for the GIL while the diffing thread holds it: up to the
+    switch interval a hop, about 30 ms a batch at the default 5 ms, with the
+    worker idle. Stages overlapping in one process (threads) share it; the
+    last to end restores the interval the first found."""
+    with _handovers_lock:
+        if _handovers["stages"] == 0:
+            _handovers["interval"] = sys.getswitchinterval()
+            sys.setswitchinterval(min(_handovers["interval"], HANDOVER_S))
+        _handovers["stages"] += 1
+    try:
+        yield
+    finally:
+        with _handovers_lock:
+            _handovers["stages"] -= 1
+            if _handovers["stages"] == 0:
+                sys.setswitchinterval(_handovers["interval"])

@@ -1,0 +1,801 @@
+"""The study's write-up: DIR/README.md and its figures.
+
+Every number in the text is a value a query under ``sql/study/`` (or
+``sql/``) returned on the study's lakes; this module only lays them out.
+The prose around them says how they were made and never counts anything
+itself, so the test that runs each query on a small slice covers every
+figure the page can show.
+"""
+
+import dataclasses
+import json
+import pathlib
+import re
+
+from mcpdelta.files import write_file
+from mcpdelta.survey.behaviour_section import behaviour
+from mcpdelta.survey.report import ALL_PLOTS, PLOTS, gather, query, render, save_png
+
+# queries that later queries read as views, created in this order
+VIEWS = ("study/failures", "study/step_changes", "study/step_breaks", "study/to_latest")
+PUBLISHED = "the published 66-pair backtest"
+DEFAULT_TITLE = "the surveyed MCP servers"
+
+
+@dataclasses.dataclass
+class Page:
+    """What the page is about beyond its rows: the servers file, the title
+    (\"How often TITLE broke their callers\"), whether a population and an
+    SDK check were given, and the capture folders it was made from."""
+    servers_file: str
+    title: str = DEFAULT_TITLE
+    population: bool = False
+    sdk_check: bool = False
+    captures: list = dataclasses.field(default_factory=list)
+    recount: bool = False
+
+
+def study_connection(con):
+    """``con`` with the study's intermediate queries as views."""
+    from mcpdelta.survey.report import SQL
+
+    for name in VIEWS:
+        view = name.rsplit("/", 1)[-1]
+        con.execute(f"CREATE OR REPLACE VIEW {view} AS\n" + (SQL / f"{name}.sql").read_text())
+    return con
+
+
+def counted_only(con):
+    """``con`` with ``changes`` and ``pairs`` narrowed to the counted release
+    steps, so the figures (drawn by the general queries the notebooks use)
+    show what the tables count."""
+    con.execute("CREATE TABLE counted_pairs AS "
+                "SELECT server_id, old_digest, new_digest FROM release_steps WHERE counted")
+    for table in ("changes", "pairs"):
+        con.execute(f"ALTER VIEW {table} RENAME TO _uncounted_{table}")
+        con.execute(f"CREATE VIEW {table} AS SELECT t.* FROM _uncounted_{table} t SEMI JOIN counted_pairs k "
+                    "ON k.server_id = t.server_id AND k.old_digest = t.old_digest "
+                    "AND k.new_digest = t.new_digest")
+    return con
+
+
+def gather_study(steps, latest, population=None, sdk_check=None, recount=None) -> dict:
+    """Every query's rows: ``steps`` is the consecutive-steps lake, ``latest``
+    the each-release-to-latest lake (both DuckDB connections); ``population``
+    and ``sdk_check`` the rows of the study's --population and --sdk-check
+    files (``mcpdelta.survey.population``), ``recount`` the --recount file
+    (``mcpdelta.survey.recount``): tables the queries about them read."""
+    from mcpdelta.survey import recount as second_reader
+    from mcpdelta.survey.population import register
+
+    study_connection(steps)
+    study_connection(latest)
+    register(steps, population, sdk_check)
+    second_reader.register(steps, recount)
+    rows = {name: query(steps, f"study/{name}") for name in (
+        "coverage", "failures", "failure_reasons", "steps_by_server", "release_table", "step_breaks",
+        "rules", "honesty", "break_examples", "backtest", "notes", "run", "largest_steps",
+        "witness_gaps", "schema_habits", "behaviour", "break_share", "scale", "population", "exclusions",
+        "funnel", "sdk_check", "sdk_check_summary", "crawl_time", "install_retries", "recipes", "recount",
+        "recount_tools")}
+    for name in ("to_latest", "to_latest_summary"):
+        rows[name] = query(latest, f"study/{name}")
+    return {name: [_literal_ids(r) for r in table] for name, table in rows.items()}
+
+
+# the columns that hold a server's id or a version: a server or a registry chose them
+ID_COLUMNS = ("server_id", "version", "old_version", "new_version", "latest")
+
+
+def _literal_ids(row: dict) -> dict:
+    """The row with its ids and versions as literal Markdown text
+    (``mcpdelta.report.safe.md_text``), wherever the page puts them."""
+    from mcpdelta.report.safe import md_text
+
+    return {k: md_text(v) if k in ID_COLUMNS and isinstance(v, str) else v for k, v in row.items()}
+
+
+def write(steps, latest, out, servers_file, *, population=None, sdk_check=None, title=None,
+          captures=None, recount=None) -> dict:
+    """README.md and one PNG per figure into ``out``; return the facts.
+    ``captures``: the pass folders the study was given (the page then says
+    how to regenerate it from them)."""
+    out.mkdir(parents=True, exist_ok=True)
+    rows = gather_study(steps, latest, population, sdk_check, recount)
+    facts = gather(counted_only(steps), ALL_PLOTS)
+    figures = []
+    for name in ALL_PLOTS:
+        save_png(render(name, facts), out / f"{name}.png")
+        figures.append(name)
+    page = Page(servers_file, title or DEFAULT_TITLE, population is not None, sdk_check is not None,
+                list(captures or []), recount is not None)
+    text = readme(rows, figures, page)
+    write_file(out / "README.md", text)
+    return {"rows": rows, "readme": out / "README.md", "figures": figures}
+
+
+# --- the page ---------------------------------------------------------------
+
+def readme(rows, figures, page) -> str:
+    from mcpdelta.survey import population as pop
+    from mcpdelta.survey.recount import recount_section
+
+    total = _total(rows["coverage"])
+    steps = _total(rows["steps_by_server"])
+    run = rows["run"][0] if rows["run"] else {}
+    parts = [_header(run, page, rows), _summary(rows, total, steps), recount_section(rows, page.recount),
+             _method(rows, total, page)]
+    if page.population:
+        parts.append(pop.population_section(rows))
+    parts += [_coverage(rows, total), _per_server(rows, steps), _honesty(rows), _upgrades(rows),
+              _instructive(rows, limit=10 if page.population else 5), _rules(rows), _habits(rows),
+              behaviour(rows["behaviour"], page.servers_file)]
+    if rows["backtest"] and rows["backtest"][0]["packages"]:
+        parts.append(_backtest(rows))
+    if page.population:
+        parts.append(pop.scale_section(rows))
+    parts += [_figures(figures), _confidence(rows, total, steps), _releases(rows)]
+    return "\n\n".join(p.strip("\n") for p in parts) + "\n"
+
+
+def _header(run, page, rows) -> str:
+    env = _environment(page.servers_file)
+    command = run.get("command") or "mcpdelta study"
+    timing = ""
+    if run:
+        timing = (f"The run this page comes from: {run['started_at']:%Y-%m-%d %H:%M} UTC on `{run['host']}`, "
+                  f"{_n(run['total_s'])} s wall time before the write-up (capture passes "
+                  f"{_n(run['capture_s'])} s, diffs {_n(run['diff_s'])} s, judges {_n(run['judge_s'])} s); "
+                  f"peak memory {run['peak_rss_mib']} MiB in the study process and "
+                  f"{run['child_peak_rss_mib']} MiB in its largest child process (an install, a server or "
+                  f"a diff worker). Engine `{run['engine']}`, policy `{run['policy']}`.")
+    reuse = ""
+    if page.captures:
+        passes = "; ".join(f"{r['client'] or 'no client (failed before any server started)'}: "
+                           f"{_count(r['attempts'], 'attempt')}, {_n(r['install_h'])} h "
+                           f"installing and {_n(r['capture_h'])} h capturing, {_day(r['first_attempt'])} "
+                           f"to {_day(r['last_attempt'])}" for r in rows["crawl_time"])
+        reuse = f"""From a fresh clone, reusing the committed captures (nothing is installed;
+the run below was made this way):
+
+```sh
+python3 -m venv .venv && .venv/bin/pip install -e '.[dev]' && \\
+  .venv/bin/{command} --captures {' '.join(page.captures)}
+```
+
+The captures themselves (`crawl_time.sql`, summed over attempts that ran
+concurrently): {passes or 'no attempt recorded'}.
+"""
+    return f"""# How often {page.title} broke their callers
+
+Regenerate this whole directory from nothing (a fresh clone, an empty
+package cache; the installs need the npm and PyPI registries):
+
+```sh
+python3 -m venv .venv && .venv/bin/pip install -e '.[dev]' && \\
+  {env}.venv/bin/{command}
+```
+
+{reuse}
+{timing}
+
+Every number below is the answer of a query under `sql/study/` (named
+beside each table) on the study's lakes (kept in the `--work` folder, for
+the notebooks under `notebooks/`); `tests/survey/test_study.py` runs the
+same command and every query on a two-server, three-version slice. The
+figures are drawn by the functions the notebooks use."""
+
+
+def _environment(servers_file) -> str:
+    """Variables the servers file reads (a dummy value: never a real key) and
+    the ones that keep browser downloads out of package installs."""
+    try:
+        text = pathlib.Path(servers_file).read_text(encoding="utf-8")
+    except OSError:
+        text = ""
+    names = sorted(set(re.findall(r"\$\{([A-Z0-9_]+)\}", text)))
+    pairs = [f"{n}=mcpdelta-dummy-not-a-secret" for n in names]
+    pairs += ["PUPPETEER_SKIP_DOWNLOAD=1", "PUPPETEER_SKIP_CHROMIUM_DOWNLOAD=1",
+              "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1"]
+    return " ".join(pairs) + " \\\n  "
+
+
+def _summary(rows, total, steps) -> str:
+    lines = ["## In short", ""]
+    empty = (f"; {total['empty']} of them listed no tools where tools were expected (*empty*, "
+             "each recorded as a failure and never counted)") if total.get("empty") else ""
+    lines.append(f"- {_count(total['attempted'], 'published version')} of "
+                 f"{_count(total['servers'], 'server')} attempted, "
+                 f"{total['captured']} captured, {total['failed']} could not be captured "
+                 f"(each recorded with its reason){empty}.")
+    lines.append(f"- {_count(steps['counted'], 'release step')} counted (each captured release against "
+                 f"the one before), {steps['changed']} of them changed the contract. "
+                 f"{_share(steps['proven_steps'], steps['proven_steps_pct'])} broke a caller with a "
+                 f"*proven* break: {PROVEN_MEANS}. {_count(steps['by_rule_steps'], 'more step')} broke a caller "
+                 f"*by rule* only ({BY_RULE_MEANS}), {_count(steps['unexplained_steps'], 'more step')} only "
+                 f"with *unexplained* breaks ({UNEXPLAINED_MEANS}): "
+                 f"{_share(steps['breaking_steps'], steps['breaking_steps_pct'])} in all.")
+    if steps["breaking"]:
+        lines.append(f"- {_count(steps['breaking'], 'breaking change')}: {steps['proven']} proven "
+                     f"({_pct(steps['proven_pct'])}), {steps['by_rule']} by rule, {steps['unexplained']} "
+                     "unexplained (`witness_gaps.sql` gives each reason; *How sure we are*).")
+    share = rows["break_share"][0] if rows["break_share"] else None
+    if share and share["servers_with_steps"]:
+        lines.append(f"- {share['servers_broke_proven']} of the {_count(share['servers_with_steps'], 'server')} "
+                     f"with a counted step ({_pct(share['servers_broke_proven_pct'])}) shipped at least one "
+                     f"release with a proven break; {share['servers_broke']} "
+                     f"({_pct(share['servers_broke_pct'])}) counting every break (`break_share.sql`).")
+    if rows["largest_steps"]:
+        big = rows["largest_steps"][0]
+        which = "The largest step by proven breaks" if big["proven"] else "The largest step (none proven)"
+        top = (f"{big['top_rule_proven']} of the proven ones `{big['top_rule']}`" if big["top_rule_proven"]
+               else f"{big['top_rule_changes']} of them `{big['top_rule']}`")
+        lines.append(f"- {which}, {big['server_id']} {big['old_version']} -> {big['new_version']}, brought "
+                     f"{_count(big['proven'], 'proven breaking change')} ({big['by_rule']} more by rule, "
+                     f"{big['unexplained']} unexplained), {top} (*Every release* lists each step).")
+    if steps["schemaless"]:
+        lines.append(f"- {_count(steps['schemaless'], 'step')} not counted because a side's input schemas "
+                     f"came out empty: {_count(total['schemaless'], 'release')} did, "
+                     f"{total['schemaless_dated_late']} of them dated by the registry after a later "
+                     "release and so installed with newer dependencies than their own (*Coverage*): "
+                     "the flaw the published backtest had, detected rather than counted.")
+    if steps["unstable"]:
+        lines.append(f"- {_count(steps['unstable'], 'step')} not counted because two captures of one of "
+                     "its releases disagreed.")
+    if steps["recipe_changed"]:
+        lines.append(f"- {_count(steps['recipe_changed'], 'step')} not counted because its two releases "
+                     "were captured under different recipes (*Method*).")
+    honesty = {(r["scheme"], r["declared"]): r for r in rows["honesty"]}
+    everything = honesty.get((None, None))
+    if everything and everything["steps"]:
+        line = (f"- Version numbers: {_count(everything['proven_breaking_dishonest'], 'counted step')} broke a "
+                "caller with a proven break under a bump that, by its scheme's rules, promised compatibility "
+                f"({everything['breaking_dishonest']} counting every break)")
+        if everything["semver_steps"]:
+            line += (f"; read literally, {everything['proven_quiet_breaks']} of {everything['semver_steps']} "
+                     f"semver-numbered steps ({_pct(everything['proven_quiet_breaks_pct'])}) shipped a proven "
+                     f"break while only the minor or patch number moved ({everything['quiet_breaks']} counting "
+                     "every break" + (f", 1 in {_n(everything['quiet_one_in'])}" if everything["quiet_one_in"]
+                                      else "") + "; *Semver honesty*).")
+        else:
+            line += "; no counted step is semver-numbered (*Semver honesty*)."
+        lines.append(line)
+    upgrade = _total(rows["to_latest_summary"])
+    if upgrade and upgrade["releases"]:
+        lines.append(f"- Upgrading straight to the latest release breaks a caller with a proven break from "
+                     f"{upgrade['proven_upgrades']} of {upgrade['releases']} earlier releases "
+                     f"({upgrade['breaking_upgrades']} counting every break).")
+    return "\n".join(lines)
+
+
+# what each kind of evidence means, said once (mcpdelta/witness/evidence.py reads the notes)
+PROVEN_MEANS = ("a breaking change proved by a witness, an arguments object the new advertised input schema "
+                "rejects or a result the new output schema allows and the old one did not, confirmed by a "
+                "JSON Schema validator (no tool is called)")
+BY_RULE_MEANS = ("no witness, for a named reason: a tool or resource removed, an input property removed but "
+                 "still accepted and ignored, ...; the rule asserts the break")
+UNEXPLAINED_MEANS = "no witness and no named reason: the engine reports the break and cannot prove or explain it"
+
+
+def _method(rows, total, page) -> str:
+    from mcpdelta.survey import population as pop
+
+    if total.get("passes", 0) >= 2:
+        passes = f"""- **Two passes.** Pass B starts every installed version again, offline
+  from pass A's package folders, under a second client identity
+  (`{_second_pass()}`): it shows a server's output is stable, not that
+  its install is reproducible. A version whose two captures differ is
+  *unstable*: its steps are listed, flagged, and never counted."""
+    else:
+        passes = """- **One pass.** These captures were made once (the study was given a
+  single capture folder), so flaky output is not told apart from a release
+  change; *Coverage* shows no version confirmed."""
+    if page.population:
+        versions = """was generated from the population's
+  classification (*Population*): every candidate classified as a server,
+  each with a start recipe (arguments, dummy environment values, fixture
+  files) that lets it list its tools offline. For each, its releases of the
+  last 18 months, at most 12 per package: all of them when fewer,
+  otherwise the first, the latest and evenly spaced ones between, every
+  major boundary included; pre-releases only when a package has nothing
+  else."""
+    else:
+        versions = """names each
+  server as an npm or PyPI package and asks for every stable version the
+  registry serves."""
+    from mcpdelta.survey.recipes_section import recipes_item
+
+    crosscheck = ("\n" + pop.sdk_check_item(rows)) if page.sdk_check else ""
+    return f"""## Method
+
+- **Which servers, which versions.** The servers file
+  (`{page.servers_file}`) {versions}
+- **Installs as published.** Each version is installed into its own folder
+  *as it resolved on its publish date* (npm `--before`, pip
+  `--uploaded-prior-to`, both set a minute after the publish time the
+  registry gives), so a release runs with the dependencies its users got,
+  not with today's; a PyPI server gets the interpreter its
+  `Requires-Python` asks for. When a dependency the release needs is dated
+  after it (a sibling package published minutes later, a re-uploaded
+  file), the install is tried again with a cut-off a week later, then
+  with none (today's dependencies), and the release is listed apart
+  (*Coverage*); when no date helps, the failure says the registry does not
+  hold what it needs. The date each install was
+  pinned to is in *Every release* below. The registry's date can be wrong
+  (a re-upload dates an old release after its successors); such releases
+  are marked *dated late*, and those whose input schemas came out empty
+  (*schemaless*) are shown but never counted.
+- **Capture.** The crawler starts each version over stdio in a fresh home
+  folder (`PYTHONHASHSEED=0` for Python servers), asks `server/discover`
+  (the 2026-07-28 revision) and falls back to `initialize` for servers
+  that predate it, and lists tools, prompts, resources and resource
+  templates, following every page (a server that lies about pagination is
+  caught). Servers that refuse to start without a key get a dummy value
+  from the environment, never a real secret. A capture that lists no tools
+  while the server advertises the tools capability, or while another
+  release of it lists tools, is *empty*: a server started without the
+  configuration it lists its tools for. It is recorded as a failure of its
+  own kind (`empty`, with the likeliest cause from the server's stderr)
+  and never counted as a release (`sql/empty_captures.sql`).
+{recipes_item(rows)}{crosscheck}
+{passes}
+- **Steps.** Releases are ordered as semver where they parse. Each counted
+  step is one captured release against the captured release before it (a
+  step across a version that could not be captured says so in *Every
+  release*); a step whose two contracts are the same contract (equal
+  canonical digests) counts with no change; a step whose two releases
+  were captured under different recipes is flagged and not counted.
+  Separately, each release is compared with the server's latest.
+- **Classification.** `mcpdelta`'s engine classifies every change with a
+  rule and a severity: input schemas contravariant, output schemas
+  covariant, prose classified, anything unmodelled reported as BREAKING.
+  Notation (`$schema`, `definitions` vs `$defs`, boolean vs numeric
+  exclusive bounds, inlined `$ref`) is normalised first and reported once,
+  as `*.dialect.changed`, never as a break. Each BREAKING schema change is
+  checked by a witness: a value found by search and confirmed by a JSON
+  Schema validator to pass one side's advertised schema and fail the
+  other's. It proves the contract changed; whether a server enforces its
+  schema at run time is not tested (no tool is called). Every count of
+  breaking changes below is split by what stands behind each one
+  (`mcpdelta/witness/evidence.py`): *proven* (a witness), *by rule* (no
+  witness, for a named reason the engine gives) and *unexplained* (no
+  witness and no named reason); a step or a server "broke a caller with a
+  proven break" when one of its breaking changes is proven.
+- **Judges.** If the config names LLM judges, they add advisory notes to
+  prose changes; a note never changes a severity
+  ({_notes_line(rows)})."""
+
+
+def _second_pass() -> str:
+    from mcpdelta.survey.study import SECOND_PASS
+
+    return f"{SECOND_PASS['name']}/{SECOND_PASS['version']}"
+
+
+def _notes_line(rows) -> str:
+    if not rows["notes"]:
+        return "no judge was configured for this run"
+    return "; ".join(f"{r['judge']}: {_count(r['notes'], 'note')}, {r['security_relevant']} "
+                     "security-relevant" for r in rows["notes"])
+
+
+def _coverage(rows, total) -> str:
+    lines = ["## Coverage", "", "`coverage.sql`: per server, the versions the capture passes attempted. "
+             "*Empty* (of the failed): every capture listed no tools where tools were expected. "
+             "*Schemaless*: most tools' input schemas came out empty; *dated late*: the registry dates "
+             "the release after a higher version, so its install resolved dependencies newer than the "
+             "release's own (the last column: both). *Unconfirmed*: captured by one pass only.", "",
+             "| Server | Attempted | Captured | Failed | Empty | Passes | Confirmed by both | Disagree | "
+             "Unconfirmed | Schemaless | Dated late | Both | Published |",
+             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
+    for r in rows["coverage"]:
+        name = f"**all {r['servers']}**" if r["server_id"] is None else r["server_id"]
+        lines.append(f"| {name} | {r['attempted']} | {r['captured']} | {r['failed']} | {r['empty']} | {r['passes']} | "
+                     f"{r['confirmed']} | {r['disagree']} | {r['unconfirmed']} | {r['schemaless']} | "
+                     f"{r['dated_late']} | "
+                     f"{r['schemaless_dated_late']} | {_day(r['first_published'])} to "
+                     f"{_day(r['last_published'])} |")
+    lines += ["", "Failed versions by reason (`failure_reasons.sql`):", ""]
+    if rows["failure_reasons"]:
+        lines += [f"- `{r['reason']}`: {_count(r['versions'], 'version')} of "
+                  f"{_count(r['servers'], 'server')}" for r in rows["failure_reasons"]]
+        lines += ["", "| Server | Version | Published | Reason | Message |", "| --- | --- | --- | --- | --- |"]
+        lines += [f"| {r['server_id']} | {r['version']} | {_day(r['published_at'])} | `{r['reason']}` | "
+                  f"{_cell(r['error'])} |" for r in rows["failures"]]
+    else:
+        lines.append("- none: every version attempted was captured.")
+    retries = rows["install_retries"]
+    lines += ["", f"Captured only with a later dependency cut-off (`install_retries.sql`): "
+              f"{_count(len(retries), 'release')}, counted like the others, their dependencies up to a "
+              "week newer than their users had, or today's where it says no cut-off" + (":" if retries else "."), ""]
+    lines += [f"- {r['server_id']} {r['version']} ({_day(r['published_at'])}): {_cell(r['retry'])}"
+              for r in retries]
+    return "\n".join(lines)
+
+
+def _per_server(rows, steps) -> str:
+    lines = ["## Results per server", "",
+             "`steps_by_server.sql`: counted release steps and their unsuppressed changes by severity; the "
+             "steps that broke a caller with a proven break (and with any), and the breaking changes by "
+             "evidence: proven / by rule / unexplained.",
+             "", "| Server | Releases | Steps counted | Changed | Broke a caller: proven | Broke a caller: any | "
+             "BREAKING: proven / by rule / unexplained | POTENTIALLY_BREAKING | NON_BREAKING | DOCUMENTATION | "
+             "Not counted: schemaless, disagree, recipe changed, not diffed |",
+             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for r in rows["steps_by_server"]:
+        name = "**all**" if r["server_id"] is None else r["server_id"]
+        lines.append(f"| {name} | {r['releases']} | {r['counted']} | {r['changed']} | "
+                     f"{_share(r['proven_steps'], r['proven_steps_pct'])} | "
+                     f"{_share(r['breaking_steps'], r['breaking_steps_pct'])} | "
+                     f"{r['proven']} / {r['by_rule']} / {r['unexplained']} | {r['potentially_breaking']} | "
+                     f"{r['non_breaking']} | {r['documentation']} | "
+                     f"{r['schemaless']}, {r['unstable']}, {r['recipe_changed']}, {r['not_diffed']} |")
+    return "\n".join(lines)
+
+
+SCHEMES = {
+    "semver": "semver from 1.0.0: a patch or minor bump promises compatibility",
+    "initial": "0.y.z, initial development: read as Cargo reads it (0.y -> 0.y+1 and 0.0.z -> 0.0.z+1 "
+               "may break), the reading the Rust ecosystem's semver study used",
+    "calver": "calendar versions (a year as the major number): the number is a date and promises "
+              "nothing, so these steps are counted apart and never called dishonest",
+    "other": "versions that are not numbers: nothing declared",
+}
+
+
+def _honesty(rows) -> str:
+    lines = ["## Semver honesty", "",
+             "Did the version number admit the break? `honesty.sql`: counted steps by numbering scheme "
+             "and declared bump; *dishonest*: the declared bump is below the grade the changes earned "
+             "(a break needs a major bump, an addition a minor one). *Quiet breaks* read the number "
+             "literally: breaking steps where only the minor or patch number moved, which is what a "
+             "reader of `0.0.41 -> 0.0.42` sees (semver-numbered steps only). Each count of steps that "
+             "broke a caller is given as *proven / any*: the steps with a proven break, then those with "
+             "any break.", "",
+             "| Scheme | Declared | Steps | Broke a caller: proven / any | Dishonest | Broke under a "
+             "compatible bump: proven / any | Quiet breaks: proven / any |",
+             "| --- | --- | ---: | ---: | ---: | ---: | ---: |"]
+    for r in rows["honesty"]:
+        scheme = "**all**" if r["scheme"] is None else (f"**{r['scheme']}**" if r["declared"] is None
+                                                         else r["scheme"])
+        declared = "" if r["declared"] is None else r["declared"]
+        quiet = (f"{_share(r['proven_quiet_breaks'], r['proven_quiet_breaks_pct'])} / {r['quiet_breaks']} "
+                 f"of {r['semver_steps']}" if r["semver_steps"] else "")
+        lines.append(f"| {scheme} | {declared} | {r['steps']} | {r['proven_breaking_steps']} / "
+                     f"{r['breaking_steps']} | {r['dishonest']} | "
+                     f"{_share(r['proven_breaking_dishonest'], r['proven_breaking_dishonest_pct'])} / "
+                     f"{r['breaking_dishonest']} | {quiet} |")
+    seen = [r["scheme"] for r in rows["honesty"] if r["scheme"] and r["declared"] is None]
+    lines += [""] + [f"- *{s}*: {SCHEMES[s]}." for s in seen if s in SCHEMES]
+    spanning = everything_row(rows["honesty"]).get("quiet_breaks_spanning")
+    if spanning:
+        lines += ["", f"Of the quiet breaks, {spanning} span a version that could not be captured, so "
+                  "the break may have shipped in that version instead."]
+    if "semver" not in seen and seen:
+        lines += ["", "No counted step is numbered from 1.0.0 on: by semver's own rules these servers "
+                  "never promised compatibility, so a caller cannot read safety from their version "
+                  "numbers and has only the contract to go on."]
+    return "\n".join(lines)
+
+
+def everything_row(honesty) -> dict:
+    return next((r for r in honesty if r["scheme"] is None and r["declared"] is None), {})
+
+
+def _upgrades(rows) -> str:
+    lines = ["## Upgrading to the latest release", "",
+             "`to_latest_summary.sql`: each earlier release diffed against its server's latest "
+             "(`to_latest.sql` per release, in *Every release*): what a caller written against that "
+             "release meets when it upgrades straight to today's server.", "",
+             "| Server | Earlier releases counted | Upgrade breaks a caller: proven / any | Not counted | "
+             "Breaking changes, first release to latest: proven / any (servers whose first release counts) |",
+             "| --- | ---: | ---: | ---: | ---: |"]
+    for r in rows["to_latest_summary"]:
+        name = "**all**" if r["server_id"] is None else r["server_id"]
+        first = ("" if r["breaking_from_first"] is None
+                 else f"{r['proven_from_first']} / {r['breaking_from_first']}")
+        if first and r["server_id"] is None:
+            first += f" ({_count(r['first_counted'], 'server')})"
+        lines.append(f"| {name} | {r['releases']} | {r['proven_upgrades']} / {r['breaking_upgrades']} | "
+                     f"{r['not_counted']} | {first} |")
+    return "\n".join(lines)
+
+
+def instructive_breaks(examples, limit=5) -> list:
+    """The first ``limit`` ranked examples (break_examples.sql) whose rules
+    and servers are all different."""
+    chosen, rules, servers = [], set(), set()
+    for r in examples:
+        if r["rule"] not in rules and r["server_id"] not in servers:
+            chosen.append(r)
+            rules.add(r["rule"])
+            servers.add(r["server_id"])
+            if len(chosen) == limit:
+                break
+    return chosen
+
+
+NUMBERS = {5: "five", 10: "ten"}
+
+
+def _instructive(rows, limit=5) -> str:
+    many = NUMBERS.get(limit, str(limit))
+    lines = [f"## The {many} most instructive breaks", "",
+             "`break_examples.sql`: the rules that broke the most servers, each shown by its best "
+             f"example (a proven break first, then one by rule, under the quietest version bump), {many} different rules "
+             f"on {many} different servers where the data allows. A rule many servers trip over is a "
+             "mistake the next server will repeat."]
+    from mcpdelta.engine.catalog import RULES
+
+    chosen = instructive_breaks(rows["break_examples"], limit)
+    if not chosen:
+        return "\n".join(lines + ["", "No breaking change was found."])
+    for i, r in enumerate(chosen, 1):
+        lines += ["", f"{i}. **{r['server_id']} {r['old_version']} -> {r['new_version']}** "
+                      f"(declared {r['declared']}, {r['bumped']} number moved): `{r['rule']}` on "
+                      f"{_code(r['entity'] or '(server)')} at {_code(r['path'])}; this rule broke "
+                      f"{_count(r['rule_servers'], 'server')} ({_count(r['rule_changes'], 'change')}).",
+                  f"   {_cell(r['message'], 400)}"]
+        lines.append(f"   Proven, by the witness {_witness(r['witness_json'])}." if r["witness_json"]
+                     else f"   {r['evidence'].capitalize()}, no witness: "
+                          f"{_cell(r['witness_note'] or 'none recorded', 400)}.")
+        if r["rule"] in RULES:  # the lesson: the catalog's advice for the rule
+            lines.append(f"   What the server could have done: {' '.join(RULES[r['rule']].note.split())}")
+    return "\n".join(lines)
+
+
+def _rules(rows, top=25) -> str:
+    lines = ["## Which rules fired", "",
+             f"`rules.sql`: unsuppressed changes per rule over counted steps (the {top} most frequent; "
+             "`rule_frequencies.png` draws them).", "",
+             "| Rule | Severity | Changes | Steps | Servers | BREAKING: proven / by rule / unexplained | "
+             "Servers with a proven one |", "| --- | --- | ---: | ---: | ---: | ---: | ---: |"]
+    for r in rows["rules"][:top]:
+        split = (f"{r['proven']} / {r['by_rule']} / {r['unexplained']} | {r['proven_servers']}"
+                 if r["severity"] == "BREAKING" else " | ")
+        lines.append(f"| `{r['rule']}` | {r['severity']} | {r['changes']} | {r['steps']} | {r['servers']} | "
+                     f"{split} |")
+    return "\n".join(lines)
+
+
+def _habits(rows) -> str:
+    lines = ["## Schema habits over time", "",
+             "`schema_habits.sql`: the tools of the releases published in each quarter (each release "
+             "once), and the share that declare an `outputSchema`, annotations, a description, and a "
+             "closed input (`additionalProperties: false`).", "",
+             "| Quarter | Servers | Releases | Tools | outputSchema | Annotations | Description | "
+             "Closed input |", "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for r in rows["schema_habits"]:
+        share = lambda n: f"{n} ({_pct(100.0 * n / r['tools'])})"  # noqa: E731
+        lines.append(f"| {r['quarter']} | {r['servers']} | {r['releases']} | {r['tools']} | "
+                     f"{share(r['with_output_schema'])} | {share(r['with_annotations'])} | "
+                     f"{share(r['with_description'])} | {share(r['closed_input'])} |")
+    if not rows["schema_habits"]:
+        lines.append("| (no release with a publish date) | | | | | | | |")
+    return "\n".join(lines)
+
+
+def _backtest(rows) -> str:
+    b, total = rows["backtest"][0], _total(rows["coverage"])
+    return f"""## Compared with {PUBLISHED}
+
+The only published backtest of this kind (a hash-pinning tool's run over
+{b['published_packages']} `@modelcontextprotocol/server-*` packages) reported {b['published_pairs']} consecutive
+version pairs, {b['published_findings']} findings and {b['published_breaking']} of them "breaking" (its figures,
+quoted in `backtest.sql`).
+`backtest.sql`, our way, over the
+{_count(b['packages'], '`@modelcontextprotocol/server-*` package')} surveyed
+here: {_count(b['steps'], 'counted consecutive step')}, {b['changed']} with different
+contracts, {_count(b['findings'], 'finding')}, {b['breaking']} graded BREAKING ({b['proven']} of them
+proven by a witness) in {_count(b['breaking_steps'], 'step')} (see *In short* for the largest), and
+{_count(b['dialect_changes'], 'notation change')} reported as `*.dialect.changed` instead of as
+breaks; {_count(b['not_counted'], 'step')} of these packages are not counted, behind
+{_count(b['schemaless_releases'], 'schemaless release')}. The numbers differ by
+method, not by luck:
+
+- **Dependencies as of the release.** The backtest installed old versions
+  with today's dependencies, so several served schemas emptied by a newer
+  zod; here every version is installed as it resolved on its publish
+  date. Where the registry's date is itself late, the same emptying shows
+  ({_count(total['schemaless'], 'schemaless release')} among all servers here,
+  {total['schemaless_dated_late']} of them dated late): those releases are detected and
+  their steps not counted.
+- **Resources are resources.** The backtest parsed paged resources as
+  tools; here each list is read by its own method and every page followed.
+- **Notation is not a break.** The backtest counted `$schema` and
+  serialisation changes as breaking; here notation is normalised and
+  reported once per schema, never as BREAKING.
+- **Counting.** The backtest's total was inflated by an output-counting
+  bug; here a finding is one row per rule and JSON pointer, the same
+  change reported once, and every count is a query over those rows.
+- **Scope.** Its packages are not named here; our figure covers the counted
+  steps of every `server-*` package in the servers file, over every version
+  the registry serves, and a step with identical contracts counts (with no
+  finding).
+- **Confidence.** Each BREAKING schema change here carries a witness or
+  the reason there is none, and a version whose two captures disagree is
+  not counted."""
+
+
+def _figures(figures) -> str:
+    lines = ["## Figures", "", "The counted release steps, drawn by the functions the notebooks call "
+             "(`mcpdelta/survey/report.py`)."]
+    for name in figures:
+        lines += ["", f"### {PLOTS[name].title}", "", f"![{PLOTS[name].title}]({name}.png)"]
+    return "\n".join(lines)
+
+
+def _confidence(rows, total, steps) -> str:
+    return f"""## How sure we are
+
+- **Captures**: {total['confirmed']} of {total['captured']} captured versions were
+  captured identically by both passes; {total['disagree']} disagreed. Failed
+  as *empty* (listed no tools where tools were expected): {total['empty']}.
+- **Breaks**: of {_count(steps['breaking'], 'breaking change')}, by what stands behind
+  each (`witness_gaps.sql`, the reading of `mcpdelta/witness/evidence.py`;
+  each with its note in *Every release*):
+{_gaps(rows)}
+- **Dates**: {total['dated_late_counted']} releases the registry dates late
+  are in counted steps (their input schemas came out whole), though their installs may
+  carry newer dependencies than their users had (a newer SDK can change the
+  protocol revision or capabilities a release announces).
+- **Not seen**: the crawler declares no client capabilities, so tools a
+  server lists only to clients that support elicitation or sampling are not
+  captured; a server that needs a real key to list its tools lists what it
+  shows with a dummy one.
+- **Judges**: {_notes_line(rows)}."""
+
+
+# what each reading of a witness note means (mcpdelta/witness/evidence.py
+# reads them; a named reason the engine adds later is shown by its name)
+GAPS = {"proven": "a witness, confirmed by a JSON Schema validator",
+        "accepted but ignored": "an input property removed while the new schema still accepts it as an "
+                                "unknown key: a caller that sends it is not rejected, but the server ignores it",
+        "none by nature": "no value tells the two schemas apart for a standard validator, e.g. a vendor "
+                          "keyword or a schema appearing or vanishing: the rule asserts the break",
+        "not a schema change": "a tool, prompt, resource or capability removed or renamed: nothing to "
+                               "validate",
+        "unmodelled keyword": "a JSON Schema keyword the engine does not model changed and no value showing "
+                              "it was found: breaking by the rule that unmodelled means breaking",
+        "format-only": "a value tells the two schemas apart only where `format` is read as an annotation; "
+                       "a validator that asserts formats tells them apart nowhere",
+        "unexplained": "no witness and no named reason: the bounded search gave up or its budget ran out; "
+                       "reported, neither proved nor explained"}
+
+
+def _gaps(rows) -> str:
+    from mcpdelta.witness.evidence import KINDS
+
+    ordered = sorted(rows["witness_gaps"], key=lambda r: KINDS.index(r["evidence"]))
+    lines = []
+    for r in ordered:
+        what = r["evidence"] if r["reason"] is None else f"{r['evidence']}, {r['reason']}"
+        meaning = GAPS.get(r["reason"] or r["evidence"], "a named reason the engine gives")
+        lines.append(f"  - {_count(r['changes'], 'change')} {what} ({meaning}"
+                     + (f"; {r['resources']} of them resources" if r["resources"] else "") + ")")
+    return "\n".join(lines) or "  - none"
+
+
+def _releases(rows) -> str:
+    from mcpdelta.survey.recipes_section import recipe_lines
+
+    lines = ["## Every release", "",
+             "Per server: the recipes its captures ran under (`recipes.sql`), `release_table.sql` (each "
+             "release against the one before; *published*: the date the install was pinned to; BREAKING "
+             "as proven / by rule / unexplained), then `step_breaks.sql` (each breaking change with its "
+             "rule, entity, evidence and witness or the note saying why there is none) and "
+             "`to_latest.sql` (each release against the latest)."]
+    breaks, latest = {}, {}
+    for r in rows["step_breaks"]:
+        breaks.setdefault(r["server_id"], []).append(r)
+    for r in rows["to_latest"]:
+        latest.setdefault(r["server_id"], []).append(r)
+    by_server = {}
+    for r in rows["release_table"]:
+        by_server.setdefault(r["server_id"], []).append(r)
+    for server, steps in by_server.items():
+        lines += ["", f"<details><summary><b>{server}</b></summary>", ""]
+        recipes = recipe_lines(rows, server)
+        if recipes:
+            lines += recipes + [""]
+        lines += ["| From | To | Published | Declared | Earned | BREAKING: proven / by rule / unexplained | "
+                  "POT. | NON | DOC | Note |",
+                  "| --- | --- | --- | --- | --- | ---: | ---: | ---: | ---: | --- |"]
+        for s in steps:
+            note = ("not counted: captures disagree" if s["unstable"] else
+                    "not counted: schemaless" if s["schemaless"] else
+                    "not counted: captured under different recipes" if s["recipe_changed"] else
+                    f"not diffed: {_cell(s['error'])}" if not s["diffed"] else
+                    "same contract" if s["identical"] else "")
+            if s["spans"]:
+                note = f"{note}; " if note else ""
+                note += f"across {_count(s['spans'], 'version')} not captured"
+            lines.append(f"| {s['old_version']} | {s['new_version']} | {_day(s['published_at'])} | "
+                         f"{s['declared']} | {s['grade'] or ''} | {s['proven']} / {s['by_rule']} / "
+                         f"{s['unexplained']} | {s['potentially_breaking']} | {s['non_breaking']} | "
+                         f"{s['documentation']} | {note} |")
+        if breaks.get(server):
+            lines += ["", "| From | To | Rule | Entity | Path | Evidence | Witness, or why there is none |",
+                      "| --- | --- | --- | --- | --- | --- | --- |"]
+            lines += [f"| {b['old_version']} | {b['new_version']} | `{b['rule']}` | {_cell(b['entity'] or '(server)')} | "
+                      f"{_code(b['path'])} | {b['evidence']} | "
+                      f"{_witness(b['witness_json']) if b['witness_json'] else _cell(b['witness_note'] or '')} |"
+                      for b in breaks[server]]
+        if latest.get(server):
+            lines += ["", "| Release | Against | Changes | BREAKING: proven / any | Note |",
+                      "| --- | --- | ---: | ---: | --- |"]
+            lines += [f"| {u['version']} | {u['latest']} | {u['changes']} | {u['proven']} / {u['breaking']} | "
+                      f"{_latest_note(u)} |" for u in latest[server]]
+        lines += ["", "</details>"]
+    return "\n".join(lines)
+
+
+def _latest_note(u) -> str:
+    if u["counted"]:
+        return "same contract" if u["identical"] else ""
+    return "not counted: captured under different recipes" if u["recipe_changed"] else "not counted"
+
+
+# --- formatting -------------------------------------------------------------
+
+def _total(table) -> dict:
+    return next((r for r in table if r["server_id"] is None), {})
+
+
+def _count(n, noun) -> str:
+    n = 0 if n is None else n
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s" if not noun.endswith("s") else f"{n} {noun}"
+
+
+def _n(value) -> str:
+    if value is None:
+        return "0"
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def _pct(value) -> str:
+    """A share in per cent; a share of nothing (a zero denominator) is 0 %,
+    said only where its count is 0 too (``_share`` leaves it out)."""
+    return f"{0.0 if value is None else float(value):g} %"
+
+
+def _share(count, pct) -> str:
+    """``count (pct %)``, or the bare count where the share is of nothing."""
+    return f"{count}" if pct is None else f"{count} ({_pct(pct)})"
+
+
+def _day(value) -> str:
+    return "" if value is None else f"{value:%Y-%m-%d}"
+
+
+def _cut(text, limit) -> str:
+    text = " ".join(str(text or "").split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _cell(text, limit=160) -> str:
+    """A value the lake holds (a server or a file chose it) as literal Markdown, one line."""
+    from mcpdelta.report.safe import md_text
+
+    return md_text(_cut(text, limit))
+
+
+def _code(text, limit=160) -> str:
+    """The same in a code span."""
+    from mcpdelta.report.safe import md_code
+
+    return md_code(_cut(text, limit))
+
+
+def _witness(witness_json, limit=120) -> str:
+    from mcpdelta.errors import InputError
+    from mcpdelta.inputs import load_json
+
+    try:
+        witness = load_json(witness_json, "a witness")  # bounded: a lake cell
+    except InputError:
+        return "(unreadable)"
+    if not isinstance(witness, dict):
+        return "(unreadable)"
+    value = json.dumps(witness.get("value"), ensure_ascii=False, sort_keys=True)
+    return f"{_cell(witness.get('kind', 'value'))} {_code(value, limit)}"

@@ -1,0 +1,581 @@
+"""Witnesses for the changes of one diff: orchestration.
+
+For an input change the witness is an arguments object the old
+``inputSchema`` accepts and the new one rejects (``kind: "rejected"``); for
+an output change, a result the new ``outputSchema`` accepts and the old one
+rejects (``kind: "accepted"``). The value is always a whole arguments /
+result object, confirmed by ``jsonschema-rs`` on the raw schemas, and
+attributable to the change: the rejecting side's errors include one from the
+changed keyword at the changed place. Construction first, on the smallest
+object both schemas accept, then on fuller bases (a group of candidates is
+given up once one is rejected for an error none of the others changes); a
+seeded search only as the last resort, within the diff's search budget; the
+winner is shrunk unless construction built it minimal. Work is bounded by
+budgets counted in candidates (``Budget``), never in time, so a diff gives
+the same witnesses on any machine under any load; results are remembered
+per (rule, place, old and new schema) with the work they took, so the same
+change in another tool, pair or server costs a lookup and is charged the
+same. Severities are never read back from witnesses.
+"""
+
+import copy
+import time
+
+from mcpdelta.engine.catalog import RANK, RULES
+from mcpdelta.engine.change import short
+from mcpdelta.engine.equality import canonical
+from mcpdelta.engine.keywords import keyword_at
+from mcpdelta.witness.evidence import UNEXPLAINED, evidence
+from mcpdelta.engine.normalise import normalise_schema
+
+# construct / search / instance / validate import the validator (jsonschema-rs):
+# they load inside witness_for, only when a schema change really needs a witness.
+
+# Rules whose change cannot be shown by validation at all.
+BY_NATURE = {
+    "default.changed": "none by nature: a default changes behaviour, not which values validate",
+    "description.changed": "none by nature: prose changes no validation outcome",
+    "dialect.changed": "none by nature: the notation changed, the same values validate",
+    "deprecated.added": "none by nature: deprecated is an annotation, the same values validate",
+    "deprecated.removed": "none by nature: deprecated is an annotation, the same values validate",
+    "header.changed": "none by nature: x-mcp-header changes how a call travels over HTTP, "
+                      "not which values validate",
+}
+SIDE_KEY = {"input": "inputSchema", "output": "outputSchema"}
+LOOSE_TAIL = 24  # candidates still tried for a clean witness once a loose one is found
+
+
+class _Stats(dict):
+    def bump(self, key):
+        self[key] = self.get(key, 0) + 1
+
+
+class Budget:
+    """Work budgets for one diff's witness work, counted in candidates checked
+    (each one bounded: linear-time regexes, sizes capped): per change, per
+    diff, and for the search (the last resort) across the diff. Counted, not
+    timed: which witnesses a diff finds never depends on the machine."""
+
+    def __init__(self, change=None, diff=None, search=None):
+        self.change, self.diff, self.search = change, diff, search
+        self.used = 0       # candidates this diff has checked
+        self.searched = 0   # of them, in the search
+
+    def diff_spent(self) -> bool:
+        return self.diff is not None and self.used >= self.diff
+
+    def change_limit(self):
+        """Candidates the next change may check (None: no bound)."""
+        limits = [n for n in (self.change, None if self.diff is None else self.diff - self.used) if n is not None]
+        return max(0, min(limits)) if limits else None
+
+    def search_left(self):
+        return None if self.search is None else self.search - self.searched
+
+    def fits(self, used, searched) -> bool:
+        """Would work that took ``used`` candidates (``searched`` of them in
+        the search) run to its end within what is left?"""
+        limit, left = self.change_limit(), self.search_left()
+        return (limit is None or used <= limit) and (left is None or searched <= left)
+
+    def charge(self, used, searched) -> None:
+        self.used += used
+        self.searched += searched
+
+
+class _Meter:
+    """One change's count of candidates against its share of the budget."""
+
+    def __init__(self, budget):
+        self.budget, self.limit, self.search_limit = budget, budget.change_limit(), budget.search_left()
+        self.used = self.searched = 0
+        self.spent = []  # which budget stopped the work: "change" or "search"
+
+    def tick(self) -> bool:
+        """Before each candidate: True once the change's budget is spent."""
+        if self.limit is not None and self.used >= self.limit:
+            self.spent.append("change")
+            return True
+        self.used += 1
+        return False
+
+    def search_tick(self) -> bool:
+        if self.search_limit is not None and self.searched >= self.search_limit:
+            self.spent.append("search")
+            return True
+        if self.tick():
+            return True
+        self.searched += 1
+        return False
+
+
+def attach_witnesses(result, min_severity="BREAKING", max_candidates=200, max_constructive=300,
+                     max_shrink=300, max_size=10_000, change_budget=600, include_suppressed=False,
+                     diff_budget=6000, search_budget=400) -> dict:
+    """Set ``witness`` / ``witness_note`` on every change of ``result`` at or
+    above ``min_severity`` (effective severity). Changes below it, and
+    suppressed ones unless ``include_suppressed``, are left untouched (both
+    None: not attempted). ``change_budget`` bounds one change,
+    ``diff_budget`` the whole diff and ``search_budget`` the random search
+    across it (candidates checked; None: unbounded). Returns counts:
+    witnessed, accepted_but_ignored, none_by_nature, not_found, cut_short,
+    skipped, and the seconds spent."""
+    if min_severity not in RANK:
+        raise ValueError(f"unknown severity {min_severity!r}")
+    started = time.perf_counter()
+    budget = Budget(change_budget, diff_budget, search_budget)
+    stats = _Stats(witnessed=0, accepted_but_ignored=0, none_by_nature=0, not_found=0,
+                   cut_short=0, skipped=0)
+    renames = {c.new: c.old for c in result.changes if c.rule == "tool.renamed"}
+    tools = (_tools(result.old), _tools(result.new))  # looked up once, not once per change
+    texts = {}  # a tool schema's canonical text, once per diff however many changes it has
+    for change in result.changes:
+        if RANK.get(change.severity, 0) < RANK[min_severity] or (
+                change.suppressed and not include_suppressed):
+            stats.bump("skipped")
+            continue
+        witness, note = witness_for(change, result.old, result.new, renames=renames,
+                                    max_candidates=max_candidates,
+                                    max_constructive=max_constructive, max_shrink=max_shrink,
+                                    max_size=max_size, budget=budget, tools=tools, texts=texts)
+        change.witness, change.witness_note = witness, note
+        if witness is not None:
+            stats.bump("witnessed")
+        elif note.startswith("accepted but ignored"):
+            stats.bump("accepted_but_ignored")
+        elif note.startswith("none by nature") or note.startswith("not a schema change"):
+            stats.bump("none_by_nature")
+        elif "cut short" in note:
+            stats.bump("cut_short")
+        else:
+            stats.bump("not_found")
+    _borrowed(result.changes, stats)
+    stats["seconds"] = round(time.perf_counter() - started, 6)
+    return dict(stats)
+
+
+def _borrowed(changes, stats):
+    """A combinator's own change (a oneOf whose branches moved) that found no
+    witness is shown by the witness of a change inside it, on the same side:
+    that value already crosses the combinator the wrong way."""
+    witnessed = [c for c in changes if c.witness is not None]
+    for change in changes:
+        if change.witness is not None or not change.path.endswith(("/anyOf", "/oneOf", "/allOf")) \
+                or change.witness_note is None or evidence(None, change.witness_note) != UNEXPLAINED:
+            continue
+        inside = next((c for c in witnessed if c.path.startswith(change.path + "/")
+                       and c.rule.split(".")[1] == change.rule.split(".")[1]), None)
+        if inside is not None:
+            stats["cut_short" if "cut short" in change.witness_note else "not_found"] -= 1
+            stats["witnessed"] += 1
+            change.witness = copy.deepcopy(inside.witness)
+            change.witness_note = f"the witness of {inside.rule} at {inside.path}, inside this combinator"
+
+
+def _tools(manifest):
+    tools = manifest.get("tools") if isinstance(manifest, dict) else None
+    return {t["name"]: t for t in tools or [] if isinstance(t, dict) and "name" in t}
+
+
+def _unescape(part):
+    return part.replace("~1", "/").replace("~0", "~")
+
+
+def relative_parts(path: str, base: str):
+    """Schema path parts below ``base`` (list indexes as ints)."""
+    if path == base:
+        return ()
+    if not path.startswith(base + "/"):
+        return None
+    raw = [_unescape(p) for p in path[len(base) + 1:].split("/")]
+    parts = []
+    for i, part in enumerate(raw):
+        if i and raw[i - 1] in ("prefixItems", "allOf", "anyOf", "oneOf") and part.isdigit() and (
+                i < 2 or raw[i - 2] not in ("properties", "patternProperties")):
+            parts.append(int(part))
+        else:
+            parts.append(part)
+    return tuple(parts)
+
+
+# (rule, schema path below the tool's schema, old and new schema text, the
+# change's old and new values, limits) -> (witness, note, work): the same
+# change met again (another tool, pair or server with the same schemas) is
+# not worked out twice. Bounded; cut-short results are never kept.
+_MEMO = {}
+_MEMO_MAX = 4096
+
+
+def witness_for(change, old_manifest, new_manifest, renames=None, max_candidates=200,
+                max_constructive=300, max_shrink=300, max_size=10_000, change_budget=600,
+                budget=None, tools=None, texts=None):
+    """(witness dict or None, note or None) for one change (``tools``: both
+    manifests' tools by name, when the caller has them; ``texts``: a dict
+    the caller keeps for one diff, where schemas' canonical texts are
+    remembered)."""
+    if budget is None:
+        budget = Budget(change_budget, None, None)
+    rule = change.rule
+    if not (rule.startswith("tool.input.") or rule.startswith("tool.output.")):
+        return None, ("not a schema change: validation witnesses exist only for "
+                      "inputSchema and outputSchema changes")
+    side = "input" if rule.startswith("tool.input.") else "output"
+    suffix = rule[len(f"tool.{side}."):]
+    if suffix in BY_NATURE:
+        return None, BY_NATURE[suffix]
+    key = SIDE_KEY[side]
+    entity = change.entity
+    old_name = (renames or {}).get(entity, entity)
+    old_tools, new_tools = tools or (_tools(old_manifest), _tools(new_manifest))
+    old_tool, new_tool = old_tools.get(old_name), new_tools.get(entity)
+    if old_tool is None or new_tool is None:
+        return None, f"no witness: tool {entity} is missing from one of the manifests"
+    from mcpdelta.engine.change import pointer
+
+    rel = relative_parts(change.path, pointer("tools", entity, key))
+    if rel is None:
+        return None, f"no witness: path {change.path} is not inside the {key} of tool {entity}"
+    old_raw, new_raw = old_tool.get(key), new_tool.get(key)
+    if side == "input" and new_raw is None:
+        return None, ("none by nature: without an inputSchema the new tool declares no "
+                      "validation, so every arguments object is accepted; what breaks is the "
+                      "lost type information")
+    if side == "output" and old_raw is None:
+        return None, ("none by nature: without an outputSchema the old tool promised nothing "
+                      "a result could violate")
+    if suffix == "schema.changed":
+        reason = _unvalidated(rel)
+        if reason is not None:
+            return None, reason
+    if budget.diff_spent():  # only here: a change without a witness by nature says so still
+        return None, (f"no witness: cut short, the diff's witness budget of {budget.diff} "
+                      "candidates was spent before this change")
+    # everything the work reads: the change's own values too (they seed the
+    # candidates), since one place can hold two changes of one rule
+    key = (rule, rel, _text(old_raw, texts), _text(new_raw, texts), canonical(change.old),
+           canonical(change.new), max_candidates, max_constructive, max_shrink, max_size)
+    found = _MEMO.get(key)
+    if found is not None and budget.fits(*found[2:]):
+        # charged what working it out took, so the rest of the diff sees the
+        # same budget as in a process that never saw this change before
+        witness, note, used, searched = found
+        budget.charge(used, searched)
+        return copy.deepcopy(witness), note
+    meter = _Meter(budget)
+    witness, note = _work(change, rule, side, suffix, key[0:4], old_raw, new_raw,
+                          max_candidates, max_constructive, max_shrink, max_size, meter)
+    budget.charge(meter.used, meter.searched)
+    if not meter.spent:  # a result a budget cut short depends on what was left: never kept
+        if len(_MEMO) >= _MEMO_MAX:
+            _MEMO.clear()
+        _MEMO[key] = (copy.deepcopy(witness), note, meter.used, meter.searched)
+    return witness, note
+
+
+def _unvalidated(rel):
+    """Why the net's change at ``rel`` can have no witness, if it cannot:
+    the keyword there only annotates, or is no JSON Schema keyword at all."""
+    from mcpdelta.engine.keywords import ANNOTATING, VALIDATION, keyword_at
+
+    keyword = keyword_at(rel)
+    if keyword is None or keyword in VALIDATION:
+        return None
+    if keyword in ANNOTATING:
+        return (f"none by nature: {keyword!r} names or annotates the schema, the same values "
+                "validate")
+    return (f"none by nature for a standard validator: {keyword!r} is no JSON Schema keyword, "
+            "so validators ignore it; only a tool that reads it could reject a value")
+
+
+def _text(raw, texts):
+    if texts is None:
+        return canonical(raw)
+    hit = texts.get(id(raw))
+    if hit is None or hit[0] is not raw:
+        hit = texts[id(raw)] = (raw, canonical(raw))  # holding the schema keeps its id unique
+    return hit[1]
+
+
+_NORMALISED = {}  # schema text -> normalised schema (one tool's schema serves several changes)
+_PER_PAIR = {}    # (accepting, rejecting) schema text -> quick bases
+_FANCY = {}       # schema text -> holds a backtracking pattern
+
+
+def _fancy(raw, text):
+    from mcpdelta.witness.validate import fancy_patterns
+
+    if '"pattern' not in text:  # no pattern or patternProperties key: no walk
+        return False
+    found = _FANCY.get(text)
+    if found is None:
+        if len(_FANCY) >= 512:
+            _FANCY.clear()
+        found = _FANCY[text] = fancy_patterns(raw)
+    return found
+
+
+def _normalised(raw, text):
+    if raw is None:
+        return {}
+    found = _NORMALISED.get(text)
+    if found is None:
+        if len(_NORMALISED) >= 512:
+            _NORMALISED.clear()
+        found = _NORMALISED[text] = normalise_schema(raw)[0]
+    return found
+
+
+def _work(change, rule, side, suffix, rule_rel, old_raw, new_raw, max_candidates,
+          max_constructive, max_shrink, max_size, meter):
+    rel, old_text, new_text = rule_rel[1], rule_rel[2], rule_rel[3]
+    key = SIDE_KEY[side]
+    from mcpdelta.witness import construct, search, validate
+    from mcpdelta.witness.instance import longest_string, size
+    from mcpdelta.witness.validate import (
+        FANCY_TEXT,
+        SchemaUnusable,
+        judge,
+        own_judge,
+        validator_label,
+    )
+
+    a_raw, r_raw = (old_raw, new_raw) if side == "input" else (new_raw, old_raw)
+    kind = "rejected" if side == "input" else "accepted"
+    a_text, r_text = (old_text, new_text) if side == "input" else (new_text, old_text)
+    try:
+        a_judge, r_judge = judge(a_raw, a_text), judge(r_raw, r_text)
+        a_judge.accepts(None), r_judge.accepts(None)  # compile refs early
+    except SchemaUnusable as exc:
+        # no tool named: the result is remembered for any tool with these schemas
+        return None, f"no witness: jsonschema-rs cannot evaluate this {key} ({exc})"
+    a_n = _normalised(a_raw, a_text)
+    r_n = _normalised(r_raw, r_text)
+    loc = construct.locate(rel, a_n, r_n, suffix)
+    try:
+        r_norm_judge = own_judge(r_n)
+    except SchemaUnusable:
+        r_norm_judge = None
+    clock = meter.tick  # before each candidate: True once the change's budget is spent
+
+    # backtracking patterns are never run on long texts (jsonschema-rs too)
+    fancy = _fancy(a_raw, a_text) or _fancy(r_raw, r_text)
+
+    # A combinator branch removed (input) or added (output) is shown by a
+    # value of that branch: another branch's value proves another change.
+    branch = None
+    if loc.tail and loc.tail[-1] in construct.COMBINATORS and len(loc.tail) == 1:
+        moved = change.old if side == "input" else change.new
+        if isinstance(moved, dict) and (change.new if side == "input" else change.old) is None:
+            try:
+                branch = own_judge(moved)
+            except SchemaUnusable:
+                branch = None
+
+    def tier(value) -> int:
+        """2: the old side accepts, the new side rejects, and every rejection
+        comes from the changed keyword at the changed place (clean); 1: one
+        of them does (loose); 0: no."""
+        try:
+            if size(value) > max_size or (fancy and longest_string(value) > FANCY_TEXT) \
+                    or not a_judge.accepts(value) or r_judge.accepts(value):
+                return 0
+            if branch is not None and not branch.accepts(construct.get(value, loc.hops)
+                                                         if loc.hops else value):
+                return 0
+        except (SchemaUnusable, ValueError, TypeError, RecursionError):
+            return 0
+        if r_norm_judge is None:
+            return 2
+        try:
+            top, every = r_norm_judge.error_paths(value)
+        except Exception:  # a cyclic $ref the normaliser left by name
+            return 2
+        if top and all(attributed(p) for p in top):
+            return 2
+        return 1 if any(attributed(p) for p in every) else 0
+
+    # error paths name a number-like key ("007") by the integer it reads as;
+    # a place whose name a sibling's shares that way ("7") is never credited
+    attributions = [validate.as_reported(prefix) for prefix in loc.attributions
+                    if not validate.ambiguous(r_n, prefix)]
+
+    def attributed(path):
+        path = validate.as_reported(path)
+        return any(path[:len(prefix)] == prefix for prefix in attributions)
+
+    varied = construct.varied_path(loc, suffix)
+
+    def stuck(judge, value, counts=lambda path: False) -> bool:
+        """Whether ``judge`` rejects ``value`` for an error (other than those
+        ``counts``) that no other candidate of its group changes, so it
+        rejects them all alike: the new required property a removed one's
+        loose witness lacks, an old required one every candidate lacks."""
+        try:
+            errors = judge.top_errors(value)
+        except Exception:
+            return False
+        return any(not counts(validate.schema_path(e)) and validate.unchanged_by(e, varied)
+                   for e in errors)
+
+    tried = 0
+    found, loose = None, None
+    ignored = None
+    quick = _PER_PAIR.get((a_text, r_text))
+    if quick is None:
+        quick = construct.quick_bases(a_n, r_n, _safe(a_judge), _safe(r_judge))
+        if len(_PER_PAIR) >= 512:
+            _PER_PAIR.clear()
+        _PER_PAIR[(a_text, r_text)] = quick
+    quick = copy.deepcopy(quick)
+    phases = [quick] if quick else []
+    phases.append(None)  # the fuller bases, built only if the quick ones witness nothing
+    shrink_it = suffix not in construct.PROPERTY_RULES  # a property witness on a quick base is minimal
+    for base_list in phases:
+        if base_list is None:
+            shrink_it = True
+            if found is not None or loose is not None or ignored is not None:
+                break
+            base_list = construct.bases(a_n, r_n, _safe(a_judge), _safe(r_judge))
+        after_loose = tried + LOOSE_TAIL
+        seen, left = set(), max_constructive
+        for base in base_list:
+            dead, probed = set(), set()  # groups of this base given up, and looked into
+            for group, candidate in construct.candidates(loc, suffix, base, left, seen=seen,
+                                                          hints=(change.old, change.new), dead=dead):
+                if clock():
+                    return None, _cut_short(meter, tried, 0)
+                tried += 1
+                left -= 1
+                grade = tier(candidate)
+                if grade == 2:
+                    found = candidate
+                    break
+                if grade == 1 and loose is None:
+                    loose = candidate
+                    after_loose = tried + LOOSE_TAIL
+                    if r_norm_judge is not None and stuck(r_norm_judge, loose, attributed):
+                        dead.add(group)  # no clean witness in this group; another may hold one
+                elif grade == 0 and group not in probed and not _safe(a_judge)(candidate):
+                    probed.add(group)
+                    if stuck(a_judge, candidate):
+                        dead.add(group)  # the old side rejects every candidate of this group
+                if loose is not None and tried >= after_loose:
+                    break  # a clean witness seldom comes late; the loose one stands
+                if ignored is None and suffix == "property.removed" and _present(candidate, loc) \
+                        and _safe(a_judge)(candidate) and _safe(r_judge)(candidate):
+                    ignored = candidate
+            if found is not None or left <= 0 or (loose is not None and tried >= after_loose):
+                break
+        if found is not None:
+            break
+    if found is None and loose is None and ('"format"' in a_text or '"format"' in r_text):
+        # before the search: a change only a format tells apart has no witness to find
+        shown = _without_formats(loc, suffix, a_raw, a_text, r_raw, r_text, quick, change, clock)
+        if shown is not None:
+            return None, (f"format-only: {short(shown)} shows the change only where `format` is "
+                          "read as an annotation (the 2020-12 default); a validator that asserts "
+                          "formats takes it on neither side or on both")
+    searched = 0
+    if found is None and loose is None and not (
+            side == "input" and suffix == "property.removed" and ignored is not None):
+        if meter.search_limit is not None and meter.search_limit <= 0:
+            meter.spent.append("search")  # cut short, so never remembered
+            return None, _cut_short(meter, tried, 0, search=True)
+        shrink_it = True
+        seed = search.seed_for(rule, list(rel), a_n, r_n)  # no tool name: memoised results stay the same
+        starts = base_list if base_list is not None else quick or [None]
+        clean, searched = search.search(lambda v: tier(v) == 2, a_n, r_n, starts, seed,
+                                        max_candidates, meter.search_tick)
+        found = clean
+        if found is None and meter.spent:
+            return None, _cut_short(meter, tried, searched, search="search" in meter.spent)
+    need = 2
+    if found is None and loose is not None:
+        found, need = loose, 1
+    if found is None:
+        name = str(rel[-1]) if rel else ""
+        if suffix == "schema.changed":
+            return None, (f"unmodelled keyword {keyword_at(rel)!r}: reported because the engine "
+                          "does not model it (unmodelled means breaking); no value showing the "
+                          f"change was found within the bounds ({tried} constructed and "
+                          f"{searched} searched candidates)")
+        if suffix == "property.removed" and side == "input" and ignored is not None:
+            return None, (f"accepted but ignored: the new inputSchema still accepts {name!r} as an "
+                          "unknown key, so old calls that send it validate and the value is "
+                          "silently dropped; no validation witness exists")
+        if suffix == "property.removed" and side == "output":
+            return None, (f"none by nature: results without {name!r} validate under both schemas "
+                          "and the new schema gives it no other shape; consumers that read it "
+                          "find it missing")
+        if RULES[rule].severity == "NON_BREAKING":
+            direction = ("every arguments object the old schema accepts, the new one accepts"
+                         if side == "input" else
+                         "every result the new schema accepts, the old one accepted")
+            return None, f"none by nature: {direction} ({tried + searched} candidates checked)"
+        return None, (f"no witness found within the bounds: {tried} constructed and {searched} "
+                      "searched candidates, none confirmed by the validator")
+
+    def oracle(value) -> bool:
+        return tier(value) >= need
+
+    if shrink_it and need == 2:  # a loose witness is kept as built: shrinking adds stray errors
+        found = search.shrink(found, oracle, max_shrink, clock)
+    return {"kind": kind, "value": _sorted(found),
+            "validator": validator_label(a_judge, r_judge)}, None
+
+
+def _cut_short(meter, tried, searched, search=False) -> str:
+    budget = meter.budget
+    if search:
+        what = f"the diff's search budget of {budget.search} candidates"
+    elif budget.change is None or (budget.diff is not None and meter.limit < budget.change):
+        what = f"the diff's witness budget of {budget.diff} candidates"
+    else:
+        what = f"the per-change budget of {budget.change} candidates"
+    return (f"no witness: cut short, {what} was spent ({tried} constructed and {searched} "
+            "searched candidates tried, none confirmed)")
+
+
+def _without_formats(loc, suffix, a_raw, a_text, r_raw, r_text, bases, change, clock):
+    """A candidate that shows the change once ``format`` asserts nothing, or
+    None: the constructive candidates again, judged with formats off."""
+    from mcpdelta.witness import construct
+    from mcpdelta.witness.validate import SchemaUnusable, judge
+
+    try:
+        a_judge, r_judge = judge(a_raw, a_text, formats=False), judge(r_raw, r_text, formats=False)
+    except SchemaUnusable:
+        return None
+    for base in bases or [None]:
+        for _, candidate in construct.candidates(loc, suffix, base, 100,
+                                                 hints=(change.old, change.new)):
+            if clock():
+                return None
+            if _safe(a_judge)(candidate) and not _safe(r_judge)(candidate):
+                return candidate
+    return None
+
+
+def _safe(j):
+    def accepts(value):
+        try:
+            return j.accepts(value)
+        except Exception:  # SchemaUnusable
+            return False
+    return accepts
+
+
+def _present(candidate, loc):
+    from mcpdelta.witness import construct
+
+    name = str(loc.tail[1]) if len(loc.tail) > 1 else None
+    holder = construct.get(candidate, loc.hops) if loc.hops else candidate
+    return isinstance(holder, dict) and name in holder
+
+
+def _sorted(value):
+    if isinstance(value, dict):
+        return {k: _sorted(value[k]) for k in sorted(value)}
+    if isinstance(value, list):
+        return [_sorted(v) for v in value]
+    return copy.deepcopy(value)

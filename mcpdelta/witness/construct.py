@@ -1,0 +1,588 @@
+"""Constructive witnesses: one builder per rule family.
+
+A change names a place in the (normalised) tool schema. ``locate`` turns
+that schema path into an instance path, the schema that governs the value
+found there on each side, and the keyword that changed. ``candidates`` then
+takes a small base instance (valid under both schemas where one exists, so a
+rejection can only come from the change) and rewrites the value at that
+place with the family's typical witnesses:
+
+- enum: the removed (input) / added (output) values;
+- type: a value of each type the rejecting side lacks;
+- bounds: strings, numbers, arrays, objects just beyond the rejecting
+  side's bound (and at the accepting side's extreme);
+- pattern / format / multipleOf / const: short values the accepting side
+  allows, probed against the other;
+- additionalProperties / patternProperties / items / prefixItems: an extra
+  key or element;
+- required / property rules: the object without the property, or with the
+  property holding a value only the accepting side allows;
+- combinators and unmodelled keywords: examples of every branch.
+
+Every candidate is a guess; the caller keeps only those the independent
+validator confirms.
+"""
+
+import copy
+
+from mcpdelta.witness import instance as inst
+from mcpdelta.witness.instance import (POOL, TYPE_ORDER, canonical, dedupe, examples, flatten,
+                                       fresh_name, governing, is_number, near, of_type,
+                                       string_of_length)
+from mcpdelta.witness.regexgen import shortest
+from mcpdelta.witness.validate import quick
+
+COMBINATORS = ("allOf", "anyOf", "oneOf")
+PROPERTY_RULES = ("property.removed", "property.added", "property.addedRequired",
+                  "required.added", "required.removed")
+ANY_VALUES = [v for t in TYPE_ORDER for v in POOL[t]]
+MAX_VALUES = 400  # values tried at one place per base: a 20,000-value enum is not tried whole
+MAX_ENUM = 16     # removed / added enum members proposed
+
+
+class Location:
+    """Where a change lives: instance hops from the root, the accepting and
+    rejecting schemas at that instance place (``a_loc`` / ``r_loc``), the
+    schema nodes the path names (``a_node`` / ``r_node``, a combinator
+    branch may sit between) and the changed keyword path (``tail``)."""
+
+    def __init__(self):
+        self.hops = []          # ("key", name) | ("index", i)
+        self.a_schemas = []     # accepting schema at each hop's target
+        self.a_loc = self.r_loc = self.a_node = self.r_node = None
+        self.tail = ()
+        self.attribution = ()   # schema path prefix a rejection must come from
+        self.attributions = ()  # the prefixes accepted (a property rule names its keyword)
+        self.root = None        # the accepting root schema
+
+
+def _sub(node, key, default=None):
+    return node.get(key, default) if isinstance(node, dict) else default
+
+
+def _branch(node, key, index):
+    branches = _sub(node, key)
+    if isinstance(branches, list) and isinstance(index, int) and 0 <= index < len(branches):
+        return branches[index]
+    return {}
+
+
+def locate(rel, a_root, r_root, suffix) -> Location:
+    loc = Location()
+    loc.root = a_root
+    a_loc, r_loc, a_node, r_node = a_root, r_root, a_root, r_root
+    attribution = []
+    frozen = False
+    i = 0
+    parts = list(rel)
+    while i < len(parts):
+        part = parts[i]
+        last_pair = i + 2 == len(parts)
+        if part == "properties" and i + 1 < len(parts):
+            name = str(parts[i + 1])
+            if last_pair and suffix in PROPERTY_RULES:
+                break
+            hop = ("key", name)
+            a_loc = a_node = governing(flatten(a_node), name)
+            r_loc = r_node = governing(flatten(r_node), name)
+            step = 2
+        elif part == "patternProperties" and i + 1 < len(parts) and not last_pair:
+            pattern = str(parts[i + 1])
+            key = shortest(pattern) or "a"
+            hop = ("key", key)
+            a_loc = a_node = governing(flatten(a_node), key)
+            r_loc = r_node = governing(flatten(r_node), key)
+            step = 2
+        elif part == "additionalProperties" and i + 1 < len(parts):
+            key = fresh_name(flatten(a_node)) or "extra"
+            hop = ("key", key)
+            a_loc = a_node = _sub(a_node, "additionalProperties", {})
+            r_loc = r_node = governing(flatten(r_node), key)
+            step = 1
+        elif part == "items" and i + 1 < len(parts):
+            prefix = _sub(a_node, "prefixItems", [])
+            index = len(prefix) if isinstance(prefix, list) else 0
+            hop = ("index", index)
+            a_loc = a_node = _sub(a_node, "items", {})
+            r_pre = _sub(r_node, "prefixItems", [])
+            r_loc = r_node = (r_pre[index] if isinstance(r_pre, list) and index < len(r_pre)
+                              else _sub(r_node, "items", {}))
+            step = 1
+        elif part == "prefixItems" and i + 1 < len(parts) and not last_pair:
+            index = int(parts[i + 1])
+            hop = ("index", index)
+            a_loc = a_node = _branch(a_node, "prefixItems", index) or _sub(a_node, "items", {})
+            r_loc = r_node = _branch(r_node, "prefixItems", index) or _sub(r_node, "items", {})
+            step = 2
+        elif part in COMBINATORS and i + 1 < len(parts) and isinstance(parts[i + 1], int) \
+                and not (isinstance(r_node, dict) and part in r_node) and isinstance(a_node, dict) \
+                and part in a_node:
+            # the rejecting side is that branch written plain (the walk read
+            # it as a combinator of one): its errors name no combinator here
+            holder = a_node
+            a_node = _branch(a_node, part, parts[i + 1])
+            if part != "allOf":
+                shaped = {"allOf": [{k: v for k, v in holder.items() if k != part}, a_node]}
+                if loc.a_schemas:
+                    loc.a_schemas[-1] = shaped
+                else:
+                    loc.root = shaped
+            i += 2
+            continue
+        elif part in COMBINATORS and i + 1 < len(parts) and isinstance(parts[i + 1], int):
+            # same instance place, one branch deeper in the schema (its
+            # errors come nested under the combinator's, at this branch)
+            if not frozen:
+                attribution += [part, str(parts[i + 1])]
+            frozen = True
+            holder = a_node
+            a_node = _branch(a_node, part, parts[i + 1])
+            r_node = _branch(r_node, part, parts[i + 1])
+            if part != "allOf" and isinstance(holder, dict):
+                # the value here must match this branch: containers and
+                # elements are built from it (and the holder's other keywords)
+                shaped = {"allOf": [{k: v for k, v in holder.items() if k != part}, a_node]}
+                if loc.a_schemas:
+                    loc.a_schemas[-1] = shaped
+                else:
+                    loc.root = shaped
+            i += 2
+            continue
+        else:
+            break
+        loc.hops.append(hop)
+        loc.a_schemas.append(a_loc)
+        if not frozen:
+            attribution += [str(p) for p in parts[i:i + step]]
+        i += step
+    loc.tail = tuple(parts[i:])
+    loc.a_loc, loc.r_loc, loc.a_node, loc.r_node = a_loc, r_loc, a_node, r_node
+    loc.attribution = tuple(attribution)
+    loc.attributions = (loc.attribution,)
+    # A property rule is attributed to the keyword that enforces it on the
+    # holder, not to the holder as a whole: a call rejected for a different
+    # required property proves nothing about a removed one.
+    if _of_property(loc, suffix) and frozen:
+        pass  # inside a combinator branch: the place alone is checked
+    elif _of_property(loc, suffix):
+        name = str(loc.tail[1])
+        if suffix == "property.removed":
+            loc.attributions = tuple(loc.attribution + k for k in (
+                ("additionalProperties",), ("unevaluatedProperties",), ("propertyNames",),
+                ("properties", name)))
+        elif suffix == "property.addedRequired":
+            loc.attributions = (loc.attribution + ("required",),)
+    # Any other change is attributed to its own keyword: a value the new
+    # schema rejects for its new minimum proves nothing about its narrowed
+    # type. (Inside a combinator branch the place alone is checked.)
+    elif loc.tail and loc.tail[0] in COMBINATORS and len(loc.tail) == 1 and not (
+            isinstance(r_node, dict) and loc.tail[0] in r_node):
+        pass  # one side is a single branch written plain: any error at the place shows it
+    elif loc.tail and not frozen and isinstance(loc.tail[0], str) and loc.tail[0] in KEYWORDS:
+        loc.attributions = tuple(loc.attribution + (k,) for k in KEYWORDS[loc.tail[0]])
+    return loc
+
+
+# Keyword -> the keywords whose errors can show its change (a bound that
+# moved between its inclusive and exclusive forms, an enum written as const).
+_FAMILIES = (("minimum", "exclusiveMinimum"), ("maximum", "exclusiveMaximum"), ("enum", "const"),
+             ("items", "prefixItems", "additionalItems", "unevaluatedItems"),
+             ("additionalProperties", "unevaluatedProperties"),
+             ("if", "then", "else"), ("dependentRequired", "dependencies", "dependentSchemas"))
+KEYWORDS = {k: (k,) for k in (
+    "type", "minLength", "maxLength", "pattern", "format", "multipleOf", "minItems", "maxItems",
+    "uniqueItems", "contains", "minContains", "maxContains", "minProperties", "maxProperties",
+    "required", "propertyNames", "patternProperties", "not", "anyOf", "oneOf", "allOf",
+    "contentMediaType", "contentEncoding")}
+for _family in _FAMILIES:
+    for _k in _family:
+        KEYWORDS[_k] = _family
+
+
+# --- instance surgery -------------------------------------------------------
+
+def get(value, hops):
+    for kind, key in hops:
+        if kind == "key" and isinstance(value, dict) and key in value:
+            value = value[key]
+        elif kind == "index" and isinstance(value, list) and key < len(value):
+            value = value[key]
+        else:
+            return None
+    return value
+
+
+def place(base, loc, new_value):
+    """``base`` with the value at ``loc`` replaced (containers created from
+    the accepting schema as needed); None if the path cannot be built."""
+    if not loc.hops:
+        return new_value
+    # copy only the containers on the path: the rest is shared, never mutated
+    root = copy.copy(base) if isinstance(base, (dict, list)) else base
+    container = root
+    holder, holder_key = None, None
+    for depth, (kind, key) in enumerate(loc.hops):
+        want = dict if kind == "key" else list
+        if not isinstance(container, want):
+            schema = loc.a_schemas[depth - 1] if depth else loc.root
+            made = _container(schema, want)
+            if made is None:
+                return None
+            if holder is None:
+                root = container = made
+            else:
+                holder[holder_key] = container = made
+        last = depth == len(loc.hops) - 1
+        if kind == "key":
+            if last:
+                container[key] = new_value
+                return root
+            if key not in container:
+                found = examples(loc.a_schemas[depth], 1, 1)
+                container[key] = found[0] if found else {}
+        else:
+            item_schema = loc.a_schemas[depth]
+            array = flatten(loc.a_schemas[depth - 1] if depth else loc.root)
+            array = array if isinstance(array, dict) else {}
+            prefix = array.get("prefixItems")
+            prefix = prefix if isinstance(prefix, list) else []
+            while len(container) <= key:
+                # earlier elements follow their own prefixItems schema
+                index = len(container)
+                schema = item_schema if index == key else (
+                    prefix[index] if index < len(prefix) else array.get("items", {}))
+                found = examples(schema, 1, 1)
+                if not found:
+                    return None
+                container.append(found[0])
+            if last:
+                container[key] = new_value
+                return root
+        holder, holder_key = container, key
+        child = container[key]
+        if isinstance(child, (dict, list)):
+            child = container[key] = copy.copy(child)
+        container = child
+    return root
+
+
+def _container(schema, want):
+    node = flatten(schema) if isinstance(schema, dict) else {}
+    if not isinstance(node, dict):
+        return None
+    if want is dict:
+        made = inst.objects(node, 1)
+        return made[0] if made else {}
+    made = inst.arrays(node, 1)
+    return made[0] if made else []
+
+
+# --- value families -----------------------------------------------------------
+
+def _bounds_of(node, keys):
+    node = flatten(node)
+    if not isinstance(node, dict):
+        return []
+    return [node[k] for k in keys if is_number(node.get(k))]
+
+
+def _numbers_near(*nodes):
+    out = []
+    for node in nodes:
+        for bound in _bounds_of(node, ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")):
+            out += near(bound)
+    return out
+
+
+def _lengths_near(keys, *nodes):
+    lengths = set()
+    for node in nodes:
+        for bound in _bounds_of(node, keys):
+            lengths.update({int(bound) - 1, int(bound), int(bound) + 1})
+    return sorted(n for n in lengths if n >= 0)
+
+
+def _multiples(a_node, r_node):
+    out = [1, 0.5, 2, 3]
+    for node in (a_node, r_node):
+        step = _bounds_of(node, ("multipleOf",))
+        if step:
+            out += [step[0] * k for k in (1, 2, 3, 0.5)]
+    return [inst.tidy_number(v) for v in out]
+
+
+def _typed(a_node, kind):
+    node = flatten(a_node)
+    node = dict(node) if isinstance(node, dict) else {}
+    node["type"] = kind
+    return of_type(node, kind) + POOL[kind]
+
+
+def hinted(loc, hints):
+    """Values at the change's place built from what the change itself names:
+    the old and new keyword values (an ``if`` const, a ``not`` enum, ...) set
+    on every property the changed subtree mentions."""
+    from mcpdelta.witness.search import constants
+
+    pool, names = [], []
+    for hint in hints:
+        found, mentioned = constants(hint)
+        pool += found
+        names += mentioned
+        if not isinstance(hint, (dict, list)) and hint is not None:
+            pool.append(hint)
+    tail = list(loc.tail)
+    names += [str(tail[i + 1]) for i in range(len(tail) - 1) if tail[i] == "properties"]
+    return dedupe(pool), sorted(set(names))
+
+
+def values(loc, current, suffix, depth=0, hints=()):
+    """Candidate values for the place ``loc`` names (before filtering)."""
+    a_loc, a_node, r_node = loc.a_loc, loc.a_node, loc.r_node
+    a_flat = flatten(a_node) if isinstance(a_node, dict) else {}
+    a_flat = a_flat if isinstance(a_flat, dict) else {}
+    key = loc.tail[0] if loc.tail else None
+    out = []
+    if _of_property(loc, suffix):
+        name = str(loc.tail[1])
+        obj = dict(current) if isinstance(current, dict) else {}
+        without = {k: v for k, v in obj.items() if k != name}
+        out.append(without)
+        for v in examples(governing(a_flat, name), depth + 1) + ANY_VALUES:
+            out.append({**without, name: v})
+        return out
+    if key == "type":
+        # a value of each type the old side takes, first within the new
+        # side's other bounds (so the type alone rejects it: 1.5, not 0.5,
+        # when the new integer must be positive)
+        r_flat = flatten(r_node) if isinstance(r_node, dict) else {}
+        for kind in inst.types_of(a_node):
+            if isinstance(r_flat, dict):
+                out += of_type({**r_flat, "type": kind}, kind)
+            out += _typed(a_node, kind)
+    elif key in ("enum", "const"):
+        r_vals = _sub(r_node, "enum", []) if key == "enum" else [_sub(r_node, "const")]
+        r_keys = {canonical(v) for v in r_vals if True} if isinstance(r_vals, list) else set()
+        a_vals = _sub(a_node, "enum") if key == "enum" else [_sub(a_node, "const")]
+        if isinstance(a_vals, list) and key in (a_node or {}):
+            out += [v for v in a_vals if canonical(v) not in r_keys][:MAX_ENUM]
+        out += examples(a_loc, depth + 1)
+        for kind in inst.types_of(a_node):
+            out += _typed(a_node, kind)
+    elif key in ("minLength", "maxLength", "pattern", "format"):
+        if key == "pattern":
+            # a string the accepting side's pattern matches and the other's does not
+            from mcpdelta.engine.regex import lost
+
+            mine, theirs = _sub(a_flat, "pattern"), _sub(flatten(r_node) if isinstance(r_node, dict)
+                                                        else {}, "pattern")
+            if isinstance(mine, str):
+                found = lost(mine, theirs) if isinstance(theirs, str) else None
+                if found is not None:
+                    out.append(found)
+        lengths = _lengths_near(("minLength", "maxLength"), a_node, r_node) + [0, 1]
+        for n in lengths:
+            for fill in ("a", "0", "-"):
+                text = string_of_length(a_flat, n, fill)
+                if text is not None:
+                    out.append(text)
+        out += inst.strings(a_flat) + ["!", "~", "a b", "aa", "A0", "0a", "_", "a@b"]
+    elif key in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"):
+        out += _numbers_near(r_node, a_node) + _multiples(a_node, r_node) + [0, 1, -1, 0.5]
+    elif key in ("minItems", "maxItems", "minContains", "maxContains", "uniqueItems", "items",
+                 "prefixItems", "contains"):
+        base = list(current) if isinstance(current, list) else []
+        lengths = _lengths_near(("minItems", "maxItems", "minContains", "maxContains"),
+                                a_node, r_node)
+        prefix = _sub(a_flat, "prefixItems", [])
+        lengths += [len(base) + 1, (len(prefix) if isinstance(prefix, list) else 0) + 1, 1, 2]
+        for n in sorted(set(lengths)):
+            if 0 <= n <= 10_000:
+                made = inst.arrays(a_flat, depth + 1, length=n)
+                out += made
+        items = examples(_sub(a_flat, "items", {}), depth + 1, 3) + ANY_VALUES
+        for v in items:
+            out.append(base + [v])
+            out.append([v, v])
+        if key == "uniqueItems" and base:
+            out.append(base + [base[0]])
+        if key == "prefixItems" and len(loc.tail) > 1:
+            index = int(loc.tail[1])
+            for v in items:
+                arr = list(base)
+                while len(arr) <= index:
+                    arr.append(v)
+                arr[index] = v
+                out.append(arr)
+    elif key in ("minProperties", "maxProperties", "additionalProperties", "patternProperties",
+                 "propertyNames", "required", "dependentRequired", "properties"):
+        obj = dict(current) if isinstance(current, dict) else {}
+        extra_values = examples(_sub(a_flat, "additionalProperties", {}), depth + 1, 3) + ANY_VALUES
+        names = []
+        if key == "patternProperties" and len(loc.tail) > 1:
+            for alt in (0, 1):
+                name = shortest(str(loc.tail[1]), alt)
+                if name is not None:
+                    names.append(name)
+        names.append(fresh_name(a_flat, obj) or "extra")
+        for name in names:
+            for v in examples(governing(a_flat, name), depth + 1, 3) + extra_values:
+                out.append({**obj, name: v})
+        for n in _lengths_near(("minProperties", "maxProperties"), a_node, r_node):
+            built, taken = dict(obj), list(obj)
+            for name in sorted(_sub(a_flat, "properties", {}) or {}):
+                if len(built) >= n:
+                    break
+                if name not in built:
+                    found = examples(governing(a_flat, name), depth + 1, 1)
+                    if found:
+                        built[name] = found[0]
+            while len(built) < n:
+                name = fresh_name(a_flat, taken)
+                if name is None:
+                    break
+                taken.append(name)
+                built[name] = (examples(governing(a_flat, name), depth + 1, 1) or [None])[0]
+            if len(built) > n and n >= 0:
+                built = dict(sorted(built.items())[:n])
+            out.append(built)
+        out += inst.objects(a_flat, depth + 1)
+    elif key in COMBINATORS:
+        rest = {k: v for k, v in a_flat.items() if k not in COMBINATORS}
+        for branch in _sub(a_node, key, []) or []:
+            if isinstance(branch, dict):
+                out += examples(inst.merge(rest, branch), depth + 1)
+    if hints:
+        pool, names = hinted(loc, hints)
+        obj = dict(current) if isinstance(current, dict) else {}
+        required = _sub(a_flat, "required", [])
+        required = set(required) if isinstance(required, list) else set()
+        bare = {k: v for k, v in obj.items() if k in required}
+        for name in names[:20]:
+            for v in dedupe(pool + ANY_VALUES)[:60]:
+                out.append({**obj, name: v})
+                out.append({**bare, name: v})
+        out += pool
+    out += examples(a_loc, depth + 1)
+    if isinstance(a_flat, dict):
+        out += inst.objects(a_flat, depth + 1) if "object" in inst.types_of(a_flat)[:1] else []
+    out += ANY_VALUES
+    return out
+
+
+def bases(a_root, r_root, a_judge, r_judge):
+    """Base instances: valid under both schemas first (so only the change
+    can cause a rejection), then minimal and fuller instances of the
+    accepting schema."""
+    out = []
+    if "object" in inst.types_of(a_root)[:1] or a_root in (None, {}, True):
+        out.append({})  # MCP arguments and structured results are objects
+    both = {"allOf": [a_root if a_root is not None else {}, r_root if r_root is not None else {}]}
+    for value in examples(both, 0, 3):
+        if a_judge(value) and r_judge(value):
+            out.append(value)
+    out = [v for v in out if a_judge(v)]
+    out += [v for v in examples(a_root, 0, 4) if a_judge(v)]
+    return dedupe(out)[:4] or [None]
+
+
+def quick_bases(a_root, r_root, a_judge, r_judge):
+    """The cheapest bases: the smallest object both schemas accept (required
+    properties only), else the accepting side's. Most changes are witnessed
+    from these; ``bases`` (fuller instances) is the fallback."""
+    out = []
+    if "object" in inst.types_of(a_root)[:1] or a_root in (None, {}, True):
+        out.append({})
+    both = flatten({"allOf": [a_root if a_root is not None else {}, r_root if r_root is not None else {}]})
+    for node in (both, flatten(a_root)):
+        if isinstance(node, dict) and "object" in inst.types_of(node)[:1]:
+            out += [v for v in inst.objects(node, 0, fuller=False) if a_judge(v)]
+    out = dedupe([v for v in out if a_judge(v)])
+    # valid under both first: only the change can then reject the candidate
+    return ([v for v in out if r_judge(v)] + [v for v in out if not r_judge(v)])[:2]
+
+
+# the kind of value a keyword constrains
+_HOLDS = {**{k: dict for k in ("properties", "required", "additionalProperties", "patternProperties",
+                               "minProperties", "maxProperties", "propertyNames",
+                               "dependentRequired")},
+          **{k: list for k in ("items", "prefixItems", "minItems", "maxItems", "uniqueItems",
+                               "contains", "minContains", "maxContains")}}
+
+
+def candidates(loc, suffix, base, limit, hints=(), seen=None, dead=()):
+    """Whole-instance candidates built on ``base``, as (group, candidate), in
+    a stable order, at most ``limit``, none twice (``seen``: the canonical
+    texts already given, shared by the caller across bases).
+
+    Candidates of one group differ from one another only under
+    ``varied_path``. When the base has nothing at the place (an empty
+    array, an optional object left out), a whole valid value of the old
+    holder is tried there first, so the old side accepts the rest of it:
+    for a property rule its candidates (group 1) hold that value's other
+    properties and the base's own (group 0) hold none. A group the caller
+    puts in ``dead`` (a set it keeps) yields nothing more, and once every
+    group is dead the candidates end."""
+    seen = set() if seen is None else seen
+    count = 0
+    current = get(base, loc.hops) if loc.hops else base
+    proposals = [(0, v) for v in values(loc, current, suffix, hints=hints)]
+    if current is None and loc.hops:
+        # of the kind the changed keyword acts on (an Optional's object, not its null)
+        full = examples(loc.a_loc, 1)
+        kind = _HOLDS.get(loc.tail[0]) if loc.tail else None
+        full = [v for v in full if kind is None or isinstance(v, kind)][:1] or full[:1]
+        if full:
+            group = 1 if _of_property(loc, suffix) else 0
+            proposals = [(group, v) for v in values(loc, full[0], suffix, hints=hints)] + proposals
+    groups = {group for group, _ in proposals}
+    for group, value in _ranked(loc, proposals):
+        if group in dead:
+            if groups.issubset(dead):
+                return
+            continue
+        if count >= limit:
+            return
+        whole = place(base, loc, value)
+        key = canonical(whole)
+        if key in seen:
+            continue
+        seen.add(key)
+        yield group, whole
+        count += 1
+
+
+def _of_property(loc, suffix) -> bool:
+    return suffix in PROPERTY_RULES and len(loc.tail) >= 2 and loc.tail[0] == "properties"
+
+
+def varied_path(loc, suffix):
+    """The instance path under which the candidates built on one base
+    differ from one another: everything else in them is the base's. Each
+    rewrites the value at the place; a property rule's place is the holder,
+    of which only the one property changes (see ``values``)."""
+    path = tuple(key for _, key in loc.hops)
+    return path + (str(loc.tail[1]),) if _of_property(loc, suffix) else path
+
+
+def _ranked(loc, proposals):
+    """Of (group, value) proposals, the first ``MAX_VALUES`` distinct values,
+    those the old side may take and the new side may refuse first, in their
+    order (then objects first when a whole schema appeared or went away:
+    MCP arguments and structured results are objects). The same order as
+    sorting them all by (rank, not an object), worked out lazily: the caller
+    mostly stops at the first, so the rest are never checked."""
+    whole_root = not loc.hops and not loc.tail
+    later = ([], [], [])  # (0, not an object), (1, an object), (1, not an object)
+    for item in inst.unique(proposals, MAX_VALUES, value_of=lambda item: item[1]):
+        value = item[1]
+        a_ok = quick(loc.a_loc, value) if loc.a_loc is not None else True
+        r_ok = quick(loc.r_loc, value) if loc.r_loc is not None else True
+        rank = 0 if (a_ok is not False and r_ok is not True) else 1
+        other = whole_root and not isinstance(value, dict)
+        if rank == 0 and not other:
+            yield item
+        else:
+            later[2 * rank - 1 + other if rank else 0].append(item)
+    for kept in later:
+        yield from kept
