@@ -46,7 +46,7 @@ def test_one_server_is_a_server(mcpdelta, tmp_path):
 
 
 def test_the_readmes_lockfile_example_run_where_it_says_leaves_the_example_as_committed(tmp_path):
-    """Every command of the README's lockfile walk-through, run in (a copy
+    """Every command of the lockfile walk-through (docs/ci.md), run in (a copy
     of) data/examples/notes as it says: exit codes as its comments say, and
     no file of the example written, replaced or added."""
     import os
@@ -57,7 +57,7 @@ def test_the_readmes_lockfile_example_run_where_it_says_leaves_the_example_as_co
 
     from tests.conftest import _console_script
 
-    section = (ROOT / "README.md").read_text().split("## Pin contracts", 1)[1]
+    section = (ROOT / "docs" / "ci.md").read_text().split("## Pin contracts", 1)[1]
     block = re.search(r"```sh\n(.*?)```", section, re.S).group(1)
     assert block.startswith("cd data/examples/notes\n")
     folder = tmp_path / "notes"
