@@ -129,7 +129,7 @@ def _breaking_summary(breaking, report) -> list:
     for key in ranked[:SHOWN_RELEASES]:
         rules = sorted(releases[key].items(), key=lambda item: (-item[1], item[0]))
         named = ", ".join(f"{rule} {n}" for rule, n in rules[:3])
-        more = f", +{len(rules) - 3} more rules" if len(rules) > 3 else ""
+        more = f", +{len(rules) - 3} more rule{'' if len(rules) == 4 else 's'}" if len(rules) > 3 else ""
         out.append(visible(f"  {key[0]} {key[1]} -> {key[2]}: {sum(releases[key].values())} ({named}{more})"))
     if len(ranked) > SHOWN_RELEASES:
         out.append(f"  +{_count(len(ranked) - SHOWN_RELEASES, 'more release')}")
