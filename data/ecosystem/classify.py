@@ -41,7 +41,7 @@ from pathlib import Path
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from pipeline.crawl.packages import is_prerelease, version_key  # noqa: E402  (the crawler's own order)
+from mcpdelta.crawl.packages import is_prerelease, version_key  # noqa: E402  (the crawler's own order)
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]

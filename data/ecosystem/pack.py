@@ -17,11 +17,11 @@ OUT holds the first runner's passes as OUT/a and OUT/b and every other
 runner's under OUT/runner-K/ (see crawl.sh).
 
 The folders and logs read are data someone else may have written: every
-crawl-log id becomes a path only through ``pipeline.names`` (``../x`` is
+crawl-log id becomes a path only through ``mcpdelta.names`` (``../x`` is
 refused), every log line is decoded bounded (a line that is not a log entry
 is one line of error, exit 2), every archive is read whole
-(``pipeline.inputs.gunzip``) and every file written through
-``pipeline.files``.
+(``mcpdelta.inputs.gunzip``) and every file written through
+``mcpdelta.files``.
 """
 
 import csv
@@ -31,10 +31,10 @@ import pathlib
 import re
 import sys
 
-from pipeline.errors import InputError
-from pipeline.files import make_folder, write_file
-from pipeline.inputs import gunzip, load_json, read_bytes
-from pipeline.names import file_name, path_in
+from mcpdelta.errors import InputError
+from mcpdelta.files import make_folder, write_file
+from mcpdelta.inputs import gunzip, load_json, read_bytes
+from mcpdelta.names import file_name, path_in
 
 PASSES = {"a": "captures", "b": "captures-b"}
 SDK_CHECK = "sdk-check.tsv"
@@ -167,7 +167,7 @@ def unpack(dest: pathlib.Path, out: pathlib.Path) -> int:
 
 
 def main(argv) -> int:
-    from pipeline.report.safe import visible
+    from mcpdelta.report.safe import visible
 
     try:
         if argv[0] == "--unpack":

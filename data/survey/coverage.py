@@ -23,7 +23,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-from pipeline.crawl.packages import version_key  # noqa: E402
+from mcpdelta.crawl.packages import version_key  # noqa: E402
 
 MCPDELTA = str(REPO / ".venv" / "bin" / "mcpdelta")
 

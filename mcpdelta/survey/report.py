@@ -255,7 +255,8 @@ def plot_breaking_by_version(rows, top=10):
     validator confirmed), the disc is light red for every break with a dark
     red core for the proven ones, labelled "proven/all", and servers rank
     by proven breaks first. Rows never cross and each count sits in its own
-    row. When every date falls within ``SHORT_SPAN_DAYS`` (captures of one
+    row; where releases sit too close for every count, the larger releases
+    keep theirs. When every date falls within ``SHORT_SPAN_DAYS`` (captures of one
     crawl, no publish dates), a time axis would read in seconds: releases
     stand in version order instead, each named under its mark."""
     import datetime as dt
@@ -289,6 +290,7 @@ def plot_breaking_by_version(rows, top=10):
     def area(n: int) -> float:
         return 40 + 560 * math.sqrt(n / most)
 
+    counts = []  # (priority, label): the most breaking releases keep theirs first
     for y, server in enumerate(reversed(ranked)):
         series = servers[server]
         xs = [r["released_at"] for r in series] if by_date else list(range(len(series)))
@@ -307,8 +309,9 @@ def plot_breaking_by_version(rows, top=10):
                                  zorder=4, linewidths=0)
                 count = f"{proven(r)}/{n}" if split else str(n)
                 text = f"{r['version']}: {count}" if by_date and (server, r["version"]) in named else count
-                axis.annotate(text, (x, y), xytext=(0, 7 + math.sqrt(size) / 2), textcoords="offset points",
-                              ha="center", va="bottom", fontsize="x-small", color="#333")
+                counts.append(((-proven(r), -n), axis.annotate(
+                    text, (x, y), xytext=(0, 7 + math.sqrt(size) / 2), textcoords="offset points",
+                    ha="center", va="bottom", fontsize="x-small", color="#333")))
             if not by_date:
                 axis.annotate(str(r["version"]), (x, y), xytext=(0, -3 - math.sqrt(size) / 2),
                               textcoords="offset points",
@@ -333,7 +336,24 @@ def plot_breaking_by_version(rows, top=10):
     for side in ("top", "right", "left"):
         axis.spines[side].set_visible(False)
     axis.tick_params(axis="y", length=0)
+    _drop_crowded(figure, [label for _, label in sorted(counts, key=lambda c: c[0])])
     return figure
+
+
+def _drop_crowded(figure, labels) -> None:
+    """Keep each label, in the order given, that overlaps none kept before;
+    remove the rest (releases days apart: their discs still show them)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    renderer = FigureCanvasAgg(figure).get_renderer()
+    figure.draw(renderer)  # the layout the saved figure will have
+    kept = []
+    for label in labels:
+        box = label.get_window_extent(renderer).padded(3)  # a gap between two labels, in pixels
+        if any(box.overlaps(other) for other in kept):
+            label.remove()
+        else:
+            kept.append(box)
 
 
 def plot_severity_mix(releases, top=20):
@@ -556,7 +576,7 @@ PLOTS = {p.name: p for p in (
          plot_breaking_by_version,
          "Each row is one server, each mark one of its releases at its publish date (capture date when "
          "unknown): a disc sized by the breaking changes it brought against the release before, its dark "
-         "core the proven ones, labelled proven/all; a grey dot broke nothing. Captures of one crawl with "
+         "core the proven ones, labelled proven/all (where releases crowd, the larger keep their labels); a grey dot broke nothing. Captures of one crawl with "
          "no publish dates stand in version order."),
     Plot("severity_mix", "Severity mix per server", ("analysis/severity_by_release",), plot_severity_mix,
          "Each bar is one server: the share of its changes at each severity over all its releases; "

@@ -185,7 +185,7 @@ def test_bad_command_line_override_exits_2(mcpdelta):
     assert result.returncode == 2 and "unknown severity 'SEVERE'" in result.stderr
 
 
-def test_python_dash_m_pipeline_is_the_same_command(tmp_path):
+def test_python_dash_m_mcpdelta_is_the_same_command(tmp_path):
     import subprocess
     import sys
 

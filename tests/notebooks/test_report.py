@@ -241,6 +241,32 @@ def test_breaking_over_time_keeps_servers_apart_and_labels_clear():
     assert "release date" in axis.get_xlabel()
 
 
+def test_crowded_releases_keep_the_largest_labels_and_none_overlap():
+    """Releases a day apart (as on the ecosystem lake): labels that would
+    overlap are dropped, the larger release's kept."""
+    import datetime as dt
+
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from mcpdelta.survey.report import plot_breaking_by_version
+
+    start = dt.datetime(2026, 1, 1)
+    counts = [3, 40, 2, 500, 7, 1, 60]
+    rows = [{"server_id": "crowded", "version": f"1.{i}.0", "released_at": start + dt.timedelta(days=i),
+             "breaking": n, "proven": n // 2, "changes": n} for i, n in enumerate(counts)]
+    rows += [{"server_id": "crowded", "version": "2.0.0", "released_at": start + dt.timedelta(days=300),
+              "breaking": 0, "proven": 0, "changes": 0}]
+    figure = plot_breaking_by_version(rows)
+    [axis] = figure.axes
+    canvas = FigureCanvasAgg(figure)
+    canvas.draw()
+    boxes = [t.get_window_extent(canvas.get_renderer()) for t in axis.texts]
+    assert all(not a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
+    texts = [t.get_text() for t in axis.texts]
+    assert "1.3.0: 250/500" in texts  # the largest release keeps its label
+    assert len(texts) < len(counts)  # seven labels a day apart do not all fit
+
+
 def test_breaking_over_time_of_one_crawl_reads_in_version_order():
     """Captures seconds apart with no publish dates (the demo lake): no
     time axis in seconds, releases in version order, each named."""

@@ -360,7 +360,7 @@ RECOUNT = ROOT / "bench" / "recount.py"
 
 def recount(*folders) -> dict:
     """bench/recount.py on the folders, in a fresh interpreter where any
-    import of ``pipeline`` fails: the second reader shares no code with the study."""
+    import of ``mcpdelta`` fails: the second reader shares no code with the study."""
     code = ("import runpy, sys; sys.modules['mcpdelta'] = None; sys.argv = sys.argv[1:]; "
             "runpy.run_path(sys.argv[0], run_name='__main__')")
     run = subprocess.run([sys.executable, "-I", "-c", code, str(RECOUNT), *map(str, folders)],
