@@ -23,9 +23,14 @@ import tempfile
 # Run by each interpreter: the stage on LAKE with policy witness WITNESS.
 STAGE = r"""
 import json, resource, sys, time
-from mcpdelta.engine.policy import Policy
-from mcpdelta.lake import Lake
-from mcpdelta.survey.diffstage import run_diff_stage
+try:
+    from mcpdelta.engine.policy import Policy
+    from mcpdelta.lake import Lake
+    from mcpdelta.survey.diffstage import run_diff_stage
+except ImportError:  # an install made before the package was named mcpdelta
+    from pipeline.engine.policy import Policy
+    from pipeline.lake import Lake
+    from pipeline.survey.diffstage import run_diff_stage
 
 
 def cpu():

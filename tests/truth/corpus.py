@@ -126,8 +126,16 @@ def table(records):
 
 
 def main(argv):
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m tests.truth.corpus", description=__doc__.splitlines()[0])
+    parser.add_argument("folders", nargs="+", metavar="FOLDER", help="captures as FOLDER/<server>/<version>.json[.gz]")
+    folders = parser.parse_args(argv).folders
+    for folder in folders:
+        if not pathlib.Path(folder).is_dir():
+            parser.error(f"{folder}: no such capture folder")
     records = []
-    for folder in argv:
+    for folder in folders:
         records += list(audit(folder))
     rows = table(records)
     total = collections.Counter()
