@@ -120,7 +120,10 @@ def build(folder) -> list:
                      ["report", "--lake", lake, "--out", d / "r"],
                      ["drift", "--lake", lake],
                      ["ingest", CAPTURES, "--lake", lake]):
-            expected = "ok" if name == "file-uri" else "error"
+            # ingest reads only the partitions of the servers it stores (a crawl task on a
+            # cluster reads its own): a broken file under another server's is not its to read,
+            # and every reader of the whole lake still refuses it
+            expected = "ok" if name == "file-uri" or (name, argv[0]) == ("foreign-schema", "ingest") else "error"
             case(f"{argv[0]} on lake {name}", argv, expected, slow=True)
     case("survey --no-crawl on a missing lake", ["survey", "--lake", d / "no-lake", "--no-crawl"], slow=True)
     case("report --out a file", ["report", "--lake", lakes["file-uri"], "--out", d / "a-file"], slow=True)
