@@ -32,6 +32,16 @@ def test_the_readme_is_short_and_starts_with_the_quick_start():
     assert _blocks(head, "text"), "the quick start shows the diff's output"
 
 
+def test_the_quick_starts_servers_file_is_one_the_crawler_reads(tmp_path):
+    from mcpdelta.crawl.servers import load
+
+    head = "\n".join((ROOT / "README.md").read_text().split("\n")[:QUICK_START_LINES])
+    [example] = _blocks(head, "yaml")
+    (tmp_path / "servers.yaml").write_text(example)
+    targets, _ = load(str(tmp_path / "servers.yaml"))
+    assert [(t.id, t.transport) for t in targets] == [("my-server", "stdio"), ("my-remote", "streamable-http")]
+
+
 def test_the_quick_start_runs_as_written(tmp_path):
     """Every ``mcpdelta`` line and shell step before the main job, in a
     folder laid out as a clone (the demo servers and their servers file):
