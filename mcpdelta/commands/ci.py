@@ -297,7 +297,7 @@ def _report(checked, args, policy, approvals=None) -> None:
         _write(os.environ["GITHUB_STEP_SUMMARY"], markdown, append=True)
     if args.sarif:
         _write(args.sarif, sarif(checked))
-    print(f"mcpdelta ci: {len(checked)} server(s); {verdict}; grade {grade}; "
+    print(f"mcpdelta ci: {len(checked)} server{'' if len(checked) == 1 else 's'}; {verdict}; grade {grade}; "
           + ", ".join(f"{n} {s}" for s, n in counts.items()))
 
 
@@ -377,7 +377,7 @@ def summary_markdown(checked, verdict: str, grade: str, counts: dict,
         text += kept + ("\n\n</details>\n" if kept else "")
         later = len(sections) - i - 1
         text += (f"\n> mcpdelta: report cut to fit a GitHub comment: {left_lines} more lines of "
-                 f"{md_code(server_id)}" + (f" and {later} more server(s)" if later else "")
+                 f"{md_code(server_id)}" + (f" and {later} more server{'' if later == 1 else 's'}" if later else "")
                  + " left out; every change is in the job log and the SARIF log.\n")
         break
     return text

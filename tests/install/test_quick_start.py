@@ -78,4 +78,5 @@ def test_the_quick_start_runs_as_written(tmp_path):
                 at = printed.index(expected, at) + 1
         elif verb == "ci":
             assert done.returncode == 1 and "5 BREAKING" in done.stdout, done.stderr  # "exit 1 on a break"
+            assert "mcpdelta ci: 1 server; fail; grade major" in done.stdout  # one server, not "server(s)"
     assert ran == ["crawl", "diff", "ci"]
