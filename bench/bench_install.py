@@ -108,6 +108,7 @@ def block_file(releases: list[dict], path: pathlib.Path) -> pathlib.Path:
     servers = []
     for r in releases:
         entry = dict(entries[r["id"]])
+        entry.pop("tool_set", None)  # a note the recipe records, unknown to the baseline; no capture reads it
         entry["cwd"] = str((SERVERS.parent / str(entry.get("cwd", "."))).resolve())
         entry["package"] = dict(entry["package"], versions=[r["version"]])
         servers.append(entry)
