@@ -67,6 +67,20 @@ def _branch(node, key, index):
     return {}
 
 
+def _through_branch(loc, holder, part, branch) -> None:
+    """The value at this place must match ``branch`` of the ``anyOf`` or
+    ``oneOf`` in ``holder``: the accepting side's schema here becomes that
+    branch with the holder's other keywords, so containers and elements are
+    built from it (``allOf`` needs nothing: every branch holds already)."""
+    if part == "allOf" or not isinstance(holder, dict):
+        return
+    shaped = {"allOf": [{k: v for k, v in holder.items() if k != part}, branch]}
+    if loc.a_schemas:
+        loc.a_schemas[-1] = shaped
+    else:
+        loc.root = shaped
+
+
 def locate(rel, a_root, r_root, suffix) -> Location:
     loc = Location()
     loc.root = a_root
@@ -121,12 +135,7 @@ def locate(rel, a_root, r_root, suffix) -> Location:
             # it as a combinator of one): its errors name no combinator here
             holder = a_node
             a_node = _branch(a_node, part, parts[i + 1])
-            if part != "allOf":
-                shaped = {"allOf": [{k: v for k, v in holder.items() if k != part}, a_node]}
-                if loc.a_schemas:
-                    loc.a_schemas[-1] = shaped
-                else:
-                    loc.root = shaped
+            _through_branch(loc, holder, part, a_node)
             i += 2
             continue
         elif part in COMBINATORS and i + 1 < len(parts) and isinstance(parts[i + 1], int):
@@ -138,14 +147,7 @@ def locate(rel, a_root, r_root, suffix) -> Location:
             holder = a_node
             a_node = _branch(a_node, part, parts[i + 1])
             r_node = _branch(r_node, part, parts[i + 1])
-            if part != "allOf" and isinstance(holder, dict):
-                # the value here must match this branch: containers and
-                # elements are built from it (and the holder's other keywords)
-                shaped = {"allOf": [{k: v for k, v in holder.items() if k != part}, a_node]}
-                if loc.a_schemas:
-                    loc.a_schemas[-1] = shaped
-                else:
-                    loc.root = shaped
+            _through_branch(loc, holder, part, a_node)
             i += 2
             continue
         else:
