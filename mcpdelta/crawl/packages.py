@@ -154,7 +154,8 @@ class PackageCache:
     def __init__(self, root: Path, timeout: float, offline: bool = False, *, pypi_url: str | None = None,
                  late_days: float = 7.0, download_cache_bytes: int = 20 * 1024 ** 3,
                  python_installer: str | None = None):
-        self.root, self.timeout, self.offline = Path(root), timeout, offline
+        # absolute: an install's command is run from the server's own folder (its ``cwd``)
+        self.root, self.timeout, self.offline = Path(root).absolute(), timeout, offline
         # the PyPI JSON API and simple index (a stand-in on 127.0.0.1 for tests)
         self.pypi_url = (pypi_url or os.environ.get("MCPDELTA_PYPI_URL") or "https://pypi.org").rstrip("/")
         self.late_days = late_days

@@ -14,7 +14,7 @@ venv's ``bin/python`` (the scripts' ``#!`` names the folder it was made in).
 
 from __future__ import annotations
 
-import json
+import importlib.metadata
 import sys
 from pathlib import Path
 
@@ -53,17 +53,21 @@ async def _venv(cache, work: Path, name, version, before, bin_name, minor: str, 
         await _uv_install(cache, uv, work, name, version, before, minor, interpreter)
     else:
         await _pip_install(cache, work, name, version, before, minor, interpreter)
-    py = str(work / "bin" / "python")
-    probe = ("import importlib.metadata as m, json, sys; d = m.distribution(sys.argv[1]); "
-             "print(json.dumps([e.name for e in d.entry_points if e.group == 'console_scripts']))")
-    code, out, err = await run_process([py, "-c", probe, name], cache.timeout)
-    scripts = json.loads(out) if code == 0 and out.strip() else []
+    scripts = console_scripts(work, name)
     if not scripts:
         raise CrawlError("install_failed", f"{name}=={version} declares no console script")
     chosen = choose_executable({s: s for s in scripts}, bin_name, name)
     # run through the venv's python: the script's #! names the temporary folder
     return {"argv": ["bin/python", f"bin/{chosen}"], "python": minor, "installer": kind,
             **({"warning": warning} if warning else {})}
+
+
+def console_scripts(venv: Path, name: str) -> list[str]:
+    """The console scripts the release declares, read from its metadata in
+    the venv (no interpreter started: the venv's own would take longer)."""
+    found = importlib.metadata.distributions(name=name, path=[str(p) for p in venv.glob("lib/python*/site-packages")])
+    dist = next(iter(found), None)
+    return [e.name for e in dist.entry_points if e.group == "console_scripts"] if dist else []
 
 
 async def _uv_install(cache, uv: str, work: Path, name, version, before, minor: str, interpreter: str) -> None:

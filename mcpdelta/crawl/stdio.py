@@ -73,8 +73,10 @@ class StdioTransport:
             why = exc.strerror or str(exc)
             if exc.errno == errno.ENOEXEC:  # a script the kernel cannot run: no "#!" line
                 why += " (the file does not start with a #! line naming its interpreter)"
-            elif exc.errno == errno.ENOENT and os.path.islink(self.command):
-                why += f" (a link to {os.readlink(self.command)!r}, which does not exist)"
+            elif exc.errno == errno.ENOENT and os.path.islink(where := os.path.join(self.cwd or "", self.command)):
+                why += f" (a link to {os.readlink(where)!r}, which does not exist)"
+            elif exc.errno == errno.ENOENT and self.cwd and not os.path.isabs(self.command) and "/" in self.command:
+                why += f" (looked for in {self.cwd!r}, the server's folder)"
             raise CrawlError("spawn_failed", f"cannot start {self.command!r}: {why}") from None
         self.confinement.started(self.proc.pid)
         self._stderr_task = asyncio.create_task(self._drain_stderr())

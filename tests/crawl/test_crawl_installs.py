@@ -450,3 +450,33 @@ def test_a_registry_this_client_cannot_reach_is_asked_through_npm(tmp_path, npm_
     cache = PackageCache(tmp_path / "cache", 60)
     assert asyncio.run(cache.published("npm", "mcpdelta-fx-npm")) == {"1.0.0": "2025-01-01T00:00:00.000Z"}
     assert ("/mcpdelta-fx-npm", 200) in npm_registry.requests
+
+
+def test_a_relative_cache_folder_serves_a_server_run_from_its_own_folder(tmp_path, index):
+    """``mcpdelta crawl --cache cache`` from one folder, a server whose ``cwd``
+    is another: the installed command is found (it is run from the server's
+    folder, so the cache is taken as an absolute path)."""
+    import os
+    import subprocess
+
+    (tmp_path / "elsewhere").mkdir()
+    write(tmp_path / "servers.yaml", """servers:
+  - {id: late, package: {registry: pypi, name: mcpdelta-fx-late, versions: latest}, cwd: elsewhere}
+""")
+    done = subprocess.run([sys.executable, "-m", "mcpdelta", "crawl", "--servers", "servers.yaml", "--out", "out",
+                           "--cache", "cache"], cwd=tmp_path, capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "MCPDELTA_PYPI_URL": index.url})
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = [json.loads(line) for line in (tmp_path / "out" / "crawl-log.jsonl").read_text().splitlines()]
+    assert [(r["id"], r["ok"]) for r in rows] == [("late", True)]
+    assert (tmp_path / "cache" / "pypi").is_dir()  # the cache is where it was asked to be
+
+
+def test_a_release_without_a_console_script_says_so(tmp_path, index):
+    by, _ = sweep(tmp_path, index, """
+  - {id: library, package: {registry: pypi, name: mcpdelta-fx-dep, versions: ["1.0.0"]}}
+  - {id: spelled, package: {registry: pypi, name: MCPDelta_FX.Late, versions: latest}}
+""")
+    assert not by["library"].ok and by["library"].error_kind == "install_failed"
+    assert by["library"].error.endswith("mcpdelta-fx-dep==1.0.0 declares no console script")
+    assert by["spelled"].ok, by["spelled"].error  # its metadata found under the name as the index spells it

@@ -124,6 +124,21 @@ def test_a_script_without_an_interpreter_line_or_a_dangling_link_says_so(tmp_pat
     assert "missing.js" in records["dangling"].error and "does not exist" in records["dangling"].error
 
 
+def test_a_relative_command_is_looked_for_in_the_servers_folder_and_said_so(tmp_path):
+    folder = tmp_path / "server-folder"
+    folder.mkdir()
+    (folder / "dangling").symlink_to("dist/missing.js")  # relative: resolved from the server's folder
+    records = {}
+    for name, command in (("dangling", "./dangling"), ("absent", "bin/absent")):
+        target = stdio_target("ok")
+        target.command, target.cwd = command, str(folder)
+        records[name] = only(run_crawl([target], tmp_path / f"out-{name}"))
+    assert records["dangling"].error_kind == "spawn_failed"
+    assert "'dist/missing.js', which does not exist" in records["dangling"].error
+    assert records["absent"].error_kind == "spawn_failed"
+    assert f"looked for in {str(folder)!r}" in records["absent"].error
+
+
 @pytest.mark.parametrize("mode", ["hang", "hang-stubborn"])
 def test_hang_times_out_and_the_whole_group_dies(tmp_path, monkeypatch, mode):
     pidfile = tmp_path / "pids"
