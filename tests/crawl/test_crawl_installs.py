@@ -155,6 +155,34 @@ def test_download_cache_is_pruned_under_its_bound(tmp_path):
     assert 0 < left <= 8_000
 
 
+def test_the_download_caches_are_measured_once_a_minute_by_every_crawl_sharing_them(tmp_path):
+    """Two crawls (two PackageCache objects, as two processes) after an
+    install each: the first measures and prunes, the second, within the
+    minute, leaves the caches alone; once the stamp is a minute old, the next
+    one measures again."""
+    import os
+    import time
+
+    def fill(folder):
+        folder.mkdir(parents=True, exist_ok=True)
+        for i in range(10):
+            (folder / f"blob{i}").write_bytes(b"x" * 3000)
+        return lambda: sum(p.stat().st_size for p in folder.iterdir())
+
+    first = PackageCache(tmp_path / "cache", 60, download_cache_bytes=10_000)
+    size = fill(first.downloads("pip"))
+    asyncio.run(first.keep_downloads_bounded())
+    assert 0 < size() <= 8_000
+    fill(first.downloads("pip"))
+    second = PackageCache(tmp_path / "cache", 60, download_cache_bytes=10_000)
+    asyncio.run(second.keep_downloads_bounded())
+    assert size() == 30_000  # measured less than a minute ago, by the first
+    stamp = tmp_path / "cache" / "downloads" / ".measured"
+    os.utime(stamp, (time.time() - 61, time.time() - 61))
+    asyncio.run(second.keep_downloads_bounded())
+    assert 0 < size() <= 8_000
+
+
 def test_uv_cache_over_its_bound_is_cleared_and_installs_keep_their_files(tmp_path, index):
     import subprocess
 
