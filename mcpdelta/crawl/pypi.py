@@ -62,12 +62,22 @@ async def _venv(cache, work: Path, name, version, before, bin_name, minor: str, 
             **({"warning": warning} if warning else {})}
 
 
+ENTRY_POINTS_MAX_BYTES = 1 << 20  # a release's list of its commands; one bigger is not read
+
+
 def console_scripts(venv: Path, name: str) -> list[str]:
     """The console scripts the release declares, read from its metadata in
     the venv (no interpreter started: the venv's own would take longer)."""
     found = importlib.metadata.distributions(name=name, path=[str(p) for p in venv.glob("lib/python*/site-packages")])
     dist = next(iter(found), None)
-    return [e.name for e in dist.entry_points if e.group == "console_scripts"] if dist else []
+    if dist is None:
+        return []
+    listing = Path(getattr(dist, "_path", venv)) / "entry_points.txt"  # the dist-info folder's
+    size = listing.stat().st_size if listing.is_file() else 0
+    if size > ENTRY_POINTS_MAX_BYTES:
+        raise CrawlError("install_failed", f"{name}: its entry_points.txt is {size:,} bytes, over the "
+                                           f"{ENTRY_POINTS_MAX_BYTES:,} read")
+    return [e.name for e in dist.entry_points if e.group == "console_scripts"]
 
 
 async def _uv_install(cache, uv: str, work: Path, name, version, before, minor: str, interpreter: str) -> None:

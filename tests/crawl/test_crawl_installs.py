@@ -500,11 +500,15 @@ def test_a_relative_cache_folder_serves_a_server_run_from_its_own_folder(tmp_pat
     assert (tmp_path / "cache" / "pypi").is_dir()  # the cache is where it was asked to be
 
 
-def test_a_release_without_a_console_script_says_so(tmp_path, index):
+def test_a_release_without_a_console_script_or_with_a_huge_list_says_so(tmp_path, index):
+    index.add("mcpdelta-fx-huge", "1.0.0", "2025-01-01T00:00:00Z", server=True, entry_points_padding=2 << 20)
     by, _ = sweep(tmp_path, index, """
   - {id: library, package: {registry: pypi, name: mcpdelta-fx-dep, versions: ["1.0.0"]}}
   - {id: spelled, package: {registry: pypi, name: MCPDelta_FX.Late, versions: latest}}
+  - {id: huge, package: {registry: pypi, name: mcpdelta-fx-huge, versions: latest}}
 """)
+    assert not by["huge"].ok and by["huge"].error_kind == "install_failed"
+    assert "entry_points.txt is 2,097," in by["huge"].error and "over the 1,048,576 read" in by["huge"].error
     assert not by["library"].ok and by["library"].error_kind == "install_failed"
     assert by["library"].error.endswith("mcpdelta-fx-dep==1.0.0 declares no console script")
     assert by["spelled"].ok, by["spelled"].error  # its metadata found under the name as the index spells it

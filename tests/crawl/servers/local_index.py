@@ -47,7 +47,8 @@ def normalize(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def build_wheel(name: str, version: str, requires_python=None, requires=(), server=False) -> tuple[str, bytes]:
+def build_wheel(name: str, version: str, requires_python=None, requires=(), server=False,
+                entry_points_padding: int = 0) -> tuple[str, bytes]:
     dist, mod = normalize(name).replace("-", "_"), normalize(name).replace("-", "_")
     info = f"{dist}-{version}.dist-info"
     meta = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
@@ -58,10 +59,10 @@ def build_wheel(name: str, version: str, requires_python=None, requires=(), serv
              f"{info}/METADATA": meta,
              f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: mcpdelta-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
     if server:
-        files[f"{info}/entry_points.txt"] = f"[console_scripts]\n{name} = {mod}:main\n"
+        files[f"{info}/entry_points.txt"] = f"[console_scripts]\n{name} = {mod}:main\n" + "#" * entry_points_padding
     record = []
     buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w") as zf:
+    with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED) as zf:
         for path, text in files.items():
             data = text.encode()
             digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
@@ -78,8 +79,9 @@ class LocalIndex(LoopbackRegistry):
         self.blobs: dict[str, bytes] = {}
         self._server = None
 
-    def add(self, name, version, uploaded, requires_python=None, requires=(), server=False) -> None:
-        filename, data = build_wheel(name, version, requires_python, requires, server)
+    def add(self, name, version, uploaded, requires_python=None, requires=(), server=False,
+            entry_points_padding: int = 0) -> None:
+        filename, data = build_wheel(name, version, requires_python, requires, server, entry_points_padding)
         self.blobs[filename] = data
         with zipfile.ZipFile(io.BytesIO(data)) as zf:  # PEP 658: the wheel's METADATA beside it
             metadata = zf.read(next(n for n in zf.namelist() if n.endswith(".dist-info/METADATA")))
