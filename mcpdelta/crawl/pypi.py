@@ -72,8 +72,9 @@ def console_scripts(venv: Path, name: str) -> list[str]:
     dist = next(iter(found), None)
     if dist is None:
         return []
-    listing = Path(getattr(dist, "_path", venv)) / "entry_points.txt"  # the dist-info folder's
-    size = listing.stat().st_size if listing.is_file() else 0
+    folder = getattr(dist, "_path", None)  # its dist-info folder (a distribution found on a path has one)
+    listing = Path(folder) / "entry_points.txt" if folder else None
+    size = listing.stat().st_size if listing and listing.is_file() else 0
     if size > ENTRY_POINTS_MAX_BYTES:
         raise CrawlError("install_failed", f"{name}: its entry_points.txt is {size:,} bytes, over the "
                                            f"{ENTRY_POINTS_MAX_BYTES:,} read")
