@@ -4,17 +4,23 @@ pip) that resolves it as of its cut-off.
 
 uv makes the venv (``uv venv --python INTERPRETER``) and installs into it
 (``uv pip install --exclude-newer CUT-OFF``) from one cache shared by every
-install and hard-linked into each venv; pip makes it with the interpreter's
-``venv`` and installs with ``--uploaded-prior-to CUT-OFF`` and a download
-cache of its own. Both resolve the same versions, and neither reads the
-machine's configuration of itself (a pip config or ``UV_*`` settings may
-add an index, a constraint or a cut-off). A release is run through the
-venv's ``bin/python`` (the scripts' ``#!`` names the folder it was made in).
+install and hard-linked into each venv, reading an index page from that
+cache for ten minutes after fetching it (see ``_index_config``); pip makes
+it with the interpreter's ``venv`` and installs with ``--uploaded-prior-to
+CUT-OFF`` and a download cache of its own. Both resolve the same versions,
+and neither reads the machine's configuration of itself (a pip config or
+``UV_*`` settings may add an index, a constraint or a cut-off). A release
+is run through the venv's ``bin/python`` (the scripts' ``#!`` names the
+folder it was made in).
 """
 
 from __future__ import annotations
 
+import datetime as dt
+import hashlib
 import importlib.metadata
+import json
+import os
 import sys
 from pathlib import Path
 
@@ -62,6 +68,7 @@ async def _venv(cache, work: Path, name, version, before, bin_name, minor: str, 
             **({"warning": warning} if warning else {})}
 
 
+INDEX_PAGES_FRESH_S = 600  # as pypi.org's pages say of themselves (``Cache-Control: max-age=600``)
 ENTRY_POINTS_MAX_BYTES = 1 << 20  # a release's list of its commands; one bigger is not read
 
 
@@ -94,15 +101,46 @@ async def _uv_install(cache, uv: str, work: Path, name, version, before, minor: 
     # dependency was most of an install (chroma-mcp 0.2.5 from a warm cache:
     # 51.6 s with it, 11.9 s without), while the server's first start compiles
     # only what it imports (chroma-mcp: about 2 s, 1,026 modules)
-    argv = [uv, "pip", "install", "--no-config", "--quiet", "--no-progress", "--python", str(work / "bin" / "python"),
-            "--cache-dir", str(cache.downloads("uv")), "--link-mode", "hardlink",
-            "--default-index", f"{cache.pypi_url}/simple/", f"{name}=={version}"]
+    argv = [uv, "pip", "install", "--no-config", "--config-file", str(_index_config(cache)), "--quiet",
+            "--no-progress", "--python", str(work / "bin" / "python"), "--cache-dir", str(cache.downloads("uv")),
+            "--link-mode", "hardlink", f"{name}=={version}"]
     if before:
         argv += ["--exclude-newer", before]
+    if not before or before > _fresh_since():
+        # a page read from the cache may predate this cut-off and lack what
+        # it allows; uv's --refresh still reads a page it holds as fresh
+        argv.append("--no-cache")
     code, _, err = await run_process(argv, cache.timeout, env=env)
     if code != 0:
         raise CrawlError("install_failed", f"uv pip install {name}=={version} (Python {minor}): "
                                            f"{uv_reason(err) or 'failed'}")
+
+
+def _index_config(cache) -> Path:
+    """uv's configuration for the index: its version lists read from the
+    cache for ``INDEX_PAGES_FRESH_S`` after they were fetched, whatever the
+    index says. pypi.org says the same; an index that says nothing (a
+    mirror) would otherwise be asked again about every page of every
+    install, one dependency level after another. Sound for a cut-off older
+    than that: a page fetched since the cut-off lists every file uploaded
+    before it (an install with a younger one reads no cache, see
+    ``_uv_install``)."""
+    text = (f"[[index]]\nurl = {json.dumps(cache.pypi_url + '/simple/')}\ndefault = true\n"
+            f'cache-control = {{ api = "max-age={INDEX_PAGES_FRESH_S}" }}\n')
+    path = cache.root / "downloads" / f"uv-index-{hashlib.sha256(text.encode()).hexdigest()[:12]}.toml"
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(text)
+        os.replace(tmp, path)  # crawls sharing the cache each write the same text
+    return path
+
+
+def _fresh_since() -> str:
+    """The oldest cut-off every page read fresh from uv's cache was fetched
+    after (the format of a cut-off, compared as text)."""
+    when = dt.datetime.now(dt.timezone.utc) - dt.timedelta(seconds=INDEX_PAGES_FRESH_S)
+    return when.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 async def _pip_install(cache, work: Path, name, version, before, minor: str, interpreter: str) -> None:

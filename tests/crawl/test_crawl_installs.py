@@ -4,6 +4,7 @@ interpreter a release needs, a dependency dated after the release,
 pre-release-only packages, incremental sweeps."""
 
 import asyncio
+import datetime as dt
 import json
 import sys
 from pathlib import Path
@@ -115,6 +116,37 @@ def test_uv_resolves_what_pip_resolves_as_of_the_publish_date(tmp_path, index):
         frozen[installer] = _freeze(Path(info["argv"][0]).parent.parent)
     assert frozen["uv"] == frozen["pip"] == {
         "mcpdelta-fx-pair": "1.0.0", "mcpdelta-fx-base": "1.5.0", "mcpdelta-fx-extra": "2.0.0"}
+
+
+def test_uv_asks_the_index_once_about_a_page_and_again_for_a_cut_off_younger_than_it(tmp_path):
+    """An index that says nothing of its pages' freshness (a mirror; the
+    stand-in says ``no-cache``): a page uv fetched is read from its cache for
+    ten minutes, as pypi.org's own pages say, so a second release sharing a
+    dependency does not ask about it again. A release published since the
+    page was fetched, needing a dependency newer than the page lists, still
+    resolves as of its publish date: its cut-off is younger than ten minutes,
+    and its install asks again."""
+    idx = LocalIndex()
+    idx.add("mcpdelta-fx-one", "1.0.0", "2025-01-01T00:00:00Z", requires=["mcpdelta-fx-shared>=1"], server=True)
+    idx.add("mcpdelta-fx-two", "1.0.0", "2025-02-01T00:00:00Z", requires=["mcpdelta-fx-shared>=1"], server=True)
+    idx.add("mcpdelta-fx-shared", "1.0.0", "2024-12-01T00:00:00Z")
+    idx.start()
+    try:
+        cache = PackageCache(tmp_path / "cache", 300, pypi_url=idx.url, python_installer="uv")
+        for name, published in (("mcpdelta-fx-one", "2025-01-01T00:00:00Z"), ("mcpdelta-fx-two", "2025-02-01T00:00:00Z")):
+            assert "retry" not in asyncio.run(cache.install("pypi", name, "1.0.0", published, None))
+        asked = [path for path, _ in idx.requests if path.startswith("/simple/")]
+        assert asked == ["/simple/mcpdelta-fx-one/", "/simple/mcpdelta-fx-shared/", "/simple/mcpdelta-fx-two/"]
+
+        now = dt.datetime.now(dt.timezone.utc)
+        stamp = (now - dt.timedelta(seconds=30)).strftime("%Y-%m-%dT%H:%M:%SZ")
+        idx.add("mcpdelta-fx-shared", "2.0.0", stamp)
+        idx.add("mcpdelta-fx-new", "1.0.0", stamp, requires=["mcpdelta-fx-shared>=2"], server=True)
+        info = asyncio.run(cache.install("pypi", "mcpdelta-fx-new", "1.0.0", stamp, None))
+        assert "retry" not in info
+        assert _freeze(Path(info["argv"][0]).parent.parent)["mcpdelta-fx-shared"] == "2.0.0"
+    finally:
+        idx.stop()
 
 
 def test_without_uv_pip_installs_and_the_record_says_so(tmp_path, index, monkeypatch):
