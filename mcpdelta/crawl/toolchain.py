@@ -12,6 +12,7 @@ import platform
 import re
 import shutil
 import signal
+import subprocess
 import sys
 from pathlib import Path
 
@@ -64,23 +65,37 @@ def uv_env() -> dict:
     return {k: v for k, v in os.environ.items() if not k.startswith("UV_")}
 
 
+UV_OLDEST = (0, 8, 0)  # the oldest uv that reads an index's cache-control (see pypi._index_config)
+
+
 def find_uv() -> tuple[str | None, str | None]:
     """(uv's path, None), or (None, why there is none): ``MCPDELTA_UV`` when it
     is set, else the uv that mcpdelta's ``uv`` dependency installed, else the
-    first on PATH."""
+    first on PATH; none older than ``UV_OLDEST``."""
     named = os.environ.get("MCPDELTA_UV")
     if named is not None:
-        if os.path.isfile(named) and os.access(named, os.X_OK):
-            return named, None
-        return None, f"MCPDELTA_UV names no uv executable ({named!r})"
-    try:
-        from uv import find_uv_bin
+        if not (os.path.isfile(named) and os.access(named, os.X_OK)):
+            return None, f"MCPDELTA_UV names no uv executable ({named!r})"
+        found = named
+    else:
+        try:
+            from uv import find_uv_bin
 
-        return find_uv_bin(), None
-    except (ImportError, FileNotFoundError):
-        pass
-    found = shutil.which("uv")
-    return (found, None) if found else (None, "uv is not installed")
+            found = find_uv_bin()
+        except (ImportError, FileNotFoundError):
+            found = shutil.which("uv")
+        if not found:
+            return None, "uv is not installed"
+    try:
+        said = subprocess.run([found, "--version"], capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.SubprocessError) as exc:
+        return None, f"{found} --version failed ({type(exc).__name__})"
+    m = re.match(r"uv (\d+)\.(\d+)\.(\d+)", said.strip())
+    if not m:
+        return None, f"{found} is not a uv that says its version ({short(said.strip()) or 'nothing'})"
+    if tuple(map(int, m.groups())) < UV_OLDEST:
+        return None, f"{found} is uv {'.'.join(m.groups())}, older than the {'.'.join(map(str, UV_OLDEST))} needed"
+    return found, None
 
 
 def uv_reason(err: str) -> str:

@@ -168,6 +168,21 @@ def test_without_uv_pip_installs_and_the_record_says_so(tmp_path, index, monkeyp
     assert again["late"].ok and not any("pip instead" in w for w in again["late"].warnings)
 
 
+def test_a_uv_too_old_for_the_index_settings_is_passed_over_for_pip_and_said(tmp_path, monkeypatch):
+    """A uv older than 0.8 cannot read the index's cache-control setting
+    every uv install passes it: pip installs instead, and the warning says
+    which uv was found and why it was passed over."""
+    old = tmp_path / "uv"
+    old.write_text("#!/bin/sh\necho 'uv 0.7.3 (0000000 2025-05-01)'\n")
+    old.chmod(0o755)
+    monkeypatch.setenv("MCPDELTA_UV", str(old))
+    kind, uv, warning = PackageCache(tmp_path / "cache", 60).python_installer()
+    assert (kind, uv) == ("pip", None)
+    assert f"{old} is uv 0.7.3, older than the 0.8.0 needed" in warning and "installed with pip instead" in warning
+    old.write_text("#!/bin/sh\necho 'uv 0.13.9'\n")
+    assert PackageCache(tmp_path / "cache", 60).python_installer() == ("uv", str(old), None)
+
+
 def test_release_installs_frees_the_disk(tmp_path, index):
     by, cache = sweep(tmp_path, index, """
   - {id: late, package: {registry: pypi, name: mcpdelta-fx-late, versions: latest}}
