@@ -87,7 +87,7 @@ def find_uv() -> tuple[str | None, str | None]:
         if not found:
             return None, "uv is not installed"
     try:
-        said = subprocess.run([found, "--version"], capture_output=True, text=True, timeout=30).stdout
+        said = subprocess.run([found, "--version"], capture_output=True, text=True, timeout=10).stdout
     except (OSError, subprocess.SubprocessError) as exc:
         return None, f"{found} --version failed ({type(exc).__name__})"
     m = re.match(r"uv (\d+)\.(\d+)\.(\d+)", said.strip())
