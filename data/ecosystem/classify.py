@@ -42,6 +42,7 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from mcpdelta.crawl.packages import is_prerelease, version_key  # noqa: E402  (the crawler's own order)
+from mcpdelta.inputs import load_yaml, read_text  # noqa: E402  (the one YAML reader: duplicate keys refused)
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -292,7 +293,7 @@ def server_id(registry: str, name: str) -> str:
 def cmd_build(args) -> int:
     judgements = read_tsv(HERE / "judgements.tsv")
     checks = read_tsv(HERE / "checks.tsv")
-    recipes = yaml.safe_load((HERE / "recipes.yaml").read_text())["recipes"]
+    recipes = load_yaml(read_text(HERE / "recipes.yaml"), str(HERE / "recipes.yaml"))["recipes"]
     rows, servers, problems, left_out = [], [], [], 0
     # a candidate without metadata would leave the files written half: write nothing
     missing = [c for c in candidates(args.candidates) if not meta_file(args.meta, c["registry"], c["name"]).exists()]
@@ -427,9 +428,14 @@ def write_servers(servers: list[dict], path: Path, left_out: int) -> None:
 
 
 # -- check ---------------------------------------------------------------------
+def _ecosystem() -> dict:
+    path = ROOT / "data" / "servers" / "ecosystem.yaml"
+    return load_yaml(read_text(path), str(path))
+
+
 def cmd_check(args) -> int:
     """Collect latest-release crawl results (crawl-log.jsonl) into checks.tsv."""
-    servers = yaml.safe_load((ROOT / "data" / "servers" / "ecosystem.yaml").read_text())["servers"]
+    servers = _ecosystem()["servers"]
     targets = {s["id"]: (s["package"]["registry"], s["package"]["name"]) for s in servers}
     results = read_tsv(HERE / "checks.tsv")
     for folder in args.crawls:
@@ -463,7 +469,7 @@ def cmd_check(args) -> int:
 
 def cmd_latest(args) -> int:
     """One servers file per server, its latest planned release only, for the recipe check."""
-    data = yaml.safe_load((ROOT / "data" / "servers" / "ecosystem.yaml").read_text())
+    data = _ecosystem()
     args.out.mkdir(parents=True, exist_ok=True)
     wanted = set(args.ids or [])
     for entry in data["servers"]:
