@@ -57,6 +57,7 @@ from mcpdelta.inputs import load_json, load_yaml, read_text
 from mcpdelta.names import spelled as safe_name
 
 from .model import Limits, PackageSpec, Target
+from .package_names import name_problem, version_problem
 from .probes import parse_probes
 from .recipe import describe
 
@@ -226,8 +227,9 @@ def _package(package, where: str) -> PackageSpec:
     registry, name = package.get("registry"), package.get("name")
     if registry not in ("npm", "pypi"):
         raise InputError(where, f"package.registry must be npm or pypi, not {registry!r}")
-    if not isinstance(name, str) or not name:
-        raise InputError(where, "package.name missing")
+    problem = name_problem(registry, name)
+    if problem:
+        raise InputError(where, problem)
     versions = package.get("versions", "latest")
     if isinstance(versions, list):
         from .packages import check_selector, is_selector
@@ -235,8 +237,8 @@ def _package(package, where: str) -> PackageSpec:
         versions = _strings(versions, "package.versions", where)
         if not versions:
             raise InputError(where, "package.versions: empty list")
-        for entry in filter(is_selector, versions):
-            problem = check_selector(entry)
+        for entry in versions:
+            problem = check_selector(entry) if is_selector(entry) else version_problem(registry, entry)
             if problem:
                 raise InputError(where, f"package.versions: {problem}")
     elif not isinstance(versions, str):
@@ -305,6 +307,8 @@ def _registry_args(items) -> list[str]:
 
 
 def _from_registry(server: dict, where: str) -> list[Target]:
+    from .packages import is_selector
+
     name = server.get("name")
     if not isinstance(name, str) or not name:
         raise InputError(where, "registry server.json without a 'name'")
@@ -330,6 +334,10 @@ def _from_registry(server: dict, where: str) -> list[Target]:
         transport = (pkg.get("transport") or {}).get("type", "stdio") if isinstance(pkg.get("transport"), dict) else "stdio"
         if kind not in ("npm", "pypi") or not ident:
             t.problem = f"package of registry type {kind!r} is not supported (npm and pypi are)"
+        elif name_problem(kind, str(ident)) or (not is_selector(str(version)) and
+                                                version_problem(kind, str(version))):
+            # refused here, before anything runs; the file's other entries are crawled
+            t.problem = name_problem(kind, str(ident)) or version_problem(kind, str(version))
         elif transport != "stdio":
             t.problem = f"package transport {transport!r}: only stdio packages can be launched"
         else:
