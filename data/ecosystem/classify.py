@@ -42,6 +42,8 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from mcpdelta.crawl.packages import is_prerelease, version_key  # noqa: E402  (the crawler's own order)
+from mcpdelta.crawl.lookups import pypi_url  # noqa: E402
+from mcpdelta.crawl.package_names import name_problem  # noqa: E402  (the crawler's own checks)
 from mcpdelta.inputs import load_yaml, read_text  # noqa: E402  (the one YAML reader: duplicate keys refused)
 
 HERE = Path(__file__).resolve().parent
@@ -73,8 +75,8 @@ def meta_file(meta: Path, registry: str, name: str) -> Path:
 
 
 def fetch_npm(name: str) -> dict:
-    out = subprocess.run(["npm", "view", name, "bin", "dependencies", "time", "deprecated", "description",
-                          "--json"], capture_output=True, text=True, timeout=120)
+    out = subprocess.run(["npm", "view", "--json", "--", name, "bin", "dependencies", "time", "deprecated",
+                          "description"], capture_output=True, text=True, timeout=120)
     if out.returncode != 0:
         return {"error": (out.stderr.strip().splitlines() or ["npm view failed"])[0]}
     data = json.loads(out.stdout or "{}")
@@ -111,7 +113,7 @@ def bin_names(package: str, bins) -> list[str]:
 def fetch_pypi(name: str) -> dict:
     import httpx
 
-    resp = httpx.get(f"https://pypi.org/pypi/{name}/json", timeout=60, follow_redirects=True)
+    resp = httpx.get(pypi_url("https://pypi.org", name), timeout=60, follow_redirects=True)
     if resp.status_code != 200:
         return {"error": f"PyPI HTTP {resp.status_code}"}
     body = resp.json()
@@ -158,6 +160,9 @@ def cmd_fetch(args) -> int:
     def one(row):
         fetch = fetch_npm if row["registry"] == "npm" else fetch_pypi
         path = meta_file(args.meta, row["registry"], row["name"])
+        problem = name_problem(row["registry"], row["name"])
+        if problem:  # a candidate's name is registry data: never an option or a path
+            return row["name"], problem
         try:
             if not args.refresh and path.exists():     # only the releases' executables are missing
                 data = dict(json.loads(path.read_text()), version_bins=fetch_npm_version_bins(row["name"]))
