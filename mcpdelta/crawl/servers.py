@@ -90,7 +90,8 @@ def load(path: str | Path) -> tuple[list[Target], Limits]:
     path = Path(path)
     where = str(path)
     text = read_text(path, what="servers file")  # bounded; FIFOs and devices refused
-    data = load_json(text, where) if path.suffix == ".json" else load_yaml(text, where)
+    # strict: a key twice is refused in JSON as in YAML (each reader would keep the last)
+    data = load_json(text, where, strict=True) if path.suffix == ".json" else load_yaml(text, where)
     return parse(data, where, path.resolve().parent)
 
 

@@ -714,6 +714,10 @@ def _yaml_keys(d, outside):
         ("servers file: limits twice", "servers-limits-twice.yaml",
          "servers: []\nlimits: {timeout_s: 5}\nlimits: {timeout_s: 500}\n",
          ["crawl", "--out", d / "crawl-keys", "--servers"], 3, "limits"),
+        ("registry server.json: a package's identifier twice", "server-twice.json",
+         '{"name": "io.x/a",\n "packages": [{"registryType": "npm", "identifier": "fine",\n'
+         '               "identifier": "-r/etc/passwd", "version": "1.0.0"}]}\n',
+         ["crawl", "--out", d / "crawl-keys", "--servers"], None, "identifier"),
         ("lockfile: a tool twice", "lock-tool-twice.yaml",
          "version: 1\ntools:\n  a: {semver: 1.0.0, contract_digest: 'sha256:00'}\n"
          "  a: {semver: 2.0.0, contract_digest: 'sha256:11'}\n", ["verify-lock", ok, "--lock"], 4, "a"),
@@ -726,7 +730,7 @@ def _yaml_keys(d, outside):
         path.write_text(text)
 
         def named(done, path=path, line=line, key=key):
-            want = [f"{path}:{line}", f"duplicate key {key!r}"]
+            want = [str(path) if line is None else f"{path}:{line}", f"duplicate key {key!r}"]  # JSON: no line
             return [] if all(w in done.stderr for w in want) else [f"stderr {done.stderr[-300:]!r}, want {want}"]
         cases.append(Case(f"{name}: refused with the file, line and key", [*argv, path], "error", item=11,
                           verify=named, env=_NO_REGISTRY | {"MCPDELTA_CACHE": str(d / "keys-cache")}))
