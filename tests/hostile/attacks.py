@@ -646,8 +646,9 @@ def _package_names(d, outside):
             servers.write_text(f"servers:\n  - {{id: evil, package: {{registry: {registry}, name: {json.dumps(name)}, "
                                f"versions: [1.0.0]}}}}\n")
             out = d / f"crawl-name-{registry}-{i}"
-            cases.append(Case(f"crawl: a {registry} package named {name!r}", ["crawl", "--servers", servers, "--out", out],
-                              "error", item=10, env=env, untouched=[reqfile], verify=refused(out, words)))
+            cases.append(Case(f"crawl: a {registry} package named {name!r}",
+                              ["crawl", "--servers", servers, "--out", out], "error", item=10, env=env,
+                              untouched=[reqfile], verify=refused(out, words)))
         for i, version in enumerate(["--index-url=http://127.0.0.1:9/evil", f"-r{reqfile}"]):
             servers = d / f"servers-version-{registry}-{i}.yaml"
             servers.write_text(f"servers:\n  - {{id: evil, package: {{registry: {registry}, name: fine, "
@@ -666,7 +667,8 @@ def _package_names(d, outside):
     def failed_alone(_):
         rows = _log(out)
         wrong = [f"{sid}: {row.get('error')}" for sid, row in rows.items()
-                 if row.get("ok") or "name" not in (row.get("error") or "")]
+                 if row.get("ok") or not any(w in (row.get("error") or "") for w in ("PyPI project name",
+                                                                                         "npm package name"))]
         if len(rows) != 2 * len(HOSTILE_PACKAGES) or wrong:
             return [f"{len(rows)} rows", *wrong]
         return ["something was installed"] if (d / "names-cache").exists() else []
