@@ -335,10 +335,9 @@ def _from_registry(server: dict, where: str) -> list[Target]:
         transport = (pkg.get("transport") or {}).get("type", "stdio") if isinstance(pkg.get("transport"), dict) else "stdio"
         if kind not in ("npm", "pypi") or not ident:
             t.problem = f"package of registry type {kind!r} is not supported (npm and pypi are)"
-        elif name_problem(kind, str(ident)) or (not is_selector(str(version)) and
-                                                version_problem(kind, str(version))):
-            # refused here, before anything runs; the file's other entries are crawled
-            t.problem = name_problem(kind, str(ident)) or version_problem(kind, str(version))
+        elif problem := name_problem(kind, str(ident)) or (
+                None if is_selector(str(version)) else version_problem(kind, str(version))):
+            t.problem = problem  # before anything runs; the file's other entries are crawled
         elif transport != "stdio":
             t.problem = f"package transport {transport!r}: only stdio packages can be launched"
         else:
