@@ -62,6 +62,8 @@ sys.path.append(str(ROOT))
 
 import yaml  # noqa: E402
 
+from mcpdelta.inputs import load_yaml, read_text  # noqa: E402
+
 SERVERS = ROOT / "data" / "servers" / "ecosystem.yaml"
 CAPTURES = ROOT / "data" / "ecosystem" / "captures"
 BASELINE = "5a71e0c"  # the last commit before uv, HTTP look-ups and separate install limits
@@ -77,7 +79,7 @@ def safe(text: str) -> str:
 
 def sample(seed: int, per_registry: int) -> list[dict]:
     """One captured release of each of ``per_registry`` npm and PyPI servers."""
-    doc = yaml.safe_load(SERVERS.read_text())
+    doc = load_yaml(read_text(SERVERS), str(SERVERS))
     entries = {s["id"]: s for s in doc["servers"] if "package" in s}
     last = {}
     with open(CAPTURES / "crawl-log.jsonl") as fh:
@@ -103,7 +105,7 @@ def sample(seed: int, per_registry: int) -> list[dict]:
 
 def block_file(releases: list[dict], path: pathlib.Path) -> pathlib.Path:
     """A servers file of these releases (their entries of ecosystem.yaml, one version each)."""
-    doc = yaml.safe_load(SERVERS.read_text())
+    doc = load_yaml(read_text(SERVERS), str(SERVERS))
     entries = {s["id"]: s for s in doc["servers"]}
     servers = []
     for r in releases:

@@ -28,9 +28,9 @@ def pair(folder: pathlib.Path) -> list[str]:
     """The rule case's two manifests as files."""
     import json
 
-    import yaml
+    from mcpdelta.inputs import load_yaml, read_text
 
-    case = yaml.safe_load(CASE.read_text())
+    case = load_yaml(read_text(CASE), str(CASE))
     paths = []
     for side in ("old", "new"):
         path = folder / f"{side}.json"

@@ -2,13 +2,15 @@
 
     read_bytes(path, limit)       the bytes of a regular file, at most ``limit``
     read_text(path, limit)        the same, decoded as UTF-8
-    load_yaml(text, where)        YAML with aliases, nesting and size bounded
+    load_yaml(text, where)        YAML with aliases, nesting and size bounded, duplicate
+                                  keys refused: every YAML the project reads
     compose_yaml(text, where)     the same checks, the node graph (for line numbers)
     load_json(data, where)        JSON with nesting and size bounded (servers' messages,
                                   lake cells, files, judges' answers: every untrusted decode)
     check_depth(value, where)     the nesting bound alone, for a value decoded already
     unique_keys(pairs)            a ``json`` object_pairs_hook that refuses duplicate keys
     gunzip(data, where, limit)    a whole gzip file: every member, each trailer checked
+    ungzipped(data, where, limit) ``gunzip`` for data that starts as gzip does, else the data
 
 Every file the CLI reads goes through ``read_bytes``: the size is checked
 before reading (on the open file, so a swapped symlink cannot dodge it), only
@@ -131,6 +133,13 @@ def gunzip(data: bytes, where: str, limit: int = DEFAULT_LIMIT) -> bytes:
     return b"".join(out)
 
 
+def ungzipped(data: bytes, where: str, limit: int = DEFAULT_LIMIT) -> bytes:
+    """``data`` decompressed by ``gunzip`` when it starts with gzip's magic
+    bytes (no JSON or YAML text does), else ``data`` as it is: a file read
+    whole, compressed or not, under one bound."""
+    return gunzip(data, where, limit) if data[:2] == b"\x1f\x8b" else data
+
+
 # --- YAML ---------------------------------------------------------------------
 
 def load_yaml(text, where: str, max_depth: int = YAML_MAX_DEPTH, max_nodes: int = YAML_MAX_NODES):
@@ -138,8 +147,10 @@ def load_yaml(text, where: str, max_depth: int = YAML_MAX_DEPTH, max_nodes: int 
 
     Aliases are allowed, but the document's size with every alias expanded
     is counted first (in time linear in the document, aliases shared), so an
-    alias bomb is refused before anything walks it; a recursive alias and
-    nesting deeper than ``max_depth`` are refused too."""
+    alias bomb is refused before anything walks it; a recursive alias,
+    nesting deeper than ``max_depth`` and a key twice in one mapping are
+    refused too (YAML's own loaders keep the last silently, while a reader
+    of the file sees the first)."""
     import yaml
 
     node = compose_yaml(text, where, max_depth, max_nodes)
@@ -158,6 +169,7 @@ def compose_yaml(text, where: str, max_depth: int = YAML_MAX_DEPTH, max_nodes: i
         node = loader.get_single_node()
         if node is not None:
             _expanded_size(node, where, max_nodes)
+            _unique_keys(node, where)
         return node
     except _TooDeep:
         raise InputError(where, f"nested deeper than the limit of {max_depth} levels") from None
@@ -236,6 +248,37 @@ def _expanded_size(root, where: str, limit: int) -> int:
             if id(child) not in size:
                 stack.append((child, False))
     return size[id(root)]
+
+
+def _unique_keys(root, where: str) -> None:
+    """``InputError`` (file:line) at the second of two equal keys in one
+    mapping. Keys are compared as values (``yes`` and ``true`` are one key
+    to the constructor), each mapping checked once however often aliased."""
+    import yaml
+
+    constructor = yaml.SafeLoader("")
+    checked, stack = set(), [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in checked or isinstance(node, yaml.ScalarNode):
+            continue
+        checked.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            first = {}
+            for key, _ in node.value:
+                if not isinstance(key, yaml.ScalarNode):
+                    continue
+                try:
+                    value = (constructor.construct_object(key),)
+                    hash(value)
+                except (yaml.YAMLError, TypeError, ValueError):  # a merge key ("<<"), say
+                    value = (key.tag, key.value)
+                if value in first:
+                    raise InputError(f"{where}:{key.start_mark.line + 1}",
+                                     f"duplicate key {key.value!r} (first at line {first[value] + 1}); "
+                                     f"a key may appear once in a mapping")
+                first[value] = key.start_mark.line
+        stack.extend(_children(node))
 
 
 def _children(node) -> list:

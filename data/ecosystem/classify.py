@@ -42,6 +42,9 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from mcpdelta.crawl.packages import is_prerelease, version_key  # noqa: E402  (the crawler's own order)
+from mcpdelta.crawl.lookups import pypi_url  # noqa: E402
+from mcpdelta.crawl.package_names import name_problem  # noqa: E402  (the crawler's own checks)
+from mcpdelta.inputs import load_yaml, read_text  # noqa: E402  (the one YAML reader: duplicate keys refused)
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -72,8 +75,8 @@ def meta_file(meta: Path, registry: str, name: str) -> Path:
 
 
 def fetch_npm(name: str) -> dict:
-    out = subprocess.run(["npm", "view", name, "bin", "dependencies", "time", "deprecated", "description",
-                          "--json"], capture_output=True, text=True, timeout=120)
+    out = subprocess.run(["npm", "view", "--json", "--", name, "bin", "dependencies", "time", "deprecated",
+                          "description"], capture_output=True, text=True, timeout=120)
     if out.returncode != 0:
         return {"error": (out.stderr.strip().splitlines() or ["npm view failed"])[0]}
     data = json.loads(out.stdout or "{}")
@@ -110,7 +113,7 @@ def bin_names(package: str, bins) -> list[str]:
 def fetch_pypi(name: str) -> dict:
     import httpx
 
-    resp = httpx.get(f"https://pypi.org/pypi/{name}/json", timeout=60, follow_redirects=True)
+    resp = httpx.get(pypi_url("https://pypi.org", name), timeout=60, follow_redirects=True)
     if resp.status_code != 200:
         return {"error": f"PyPI HTTP {resp.status_code}"}
     body = resp.json()
@@ -157,6 +160,9 @@ def cmd_fetch(args) -> int:
     def one(row):
         fetch = fetch_npm if row["registry"] == "npm" else fetch_pypi
         path = meta_file(args.meta, row["registry"], row["name"])
+        problem = name_problem(row["registry"], row["name"])
+        if problem:  # a candidate's name is registry data: never an option or a path
+            return row["name"], problem
         try:
             if not args.refresh and path.exists():     # only the releases' executables are missing
                 data = dict(json.loads(path.read_text()), version_bins=fetch_npm_version_bins(row["name"]))
@@ -292,7 +298,7 @@ def server_id(registry: str, name: str) -> str:
 def cmd_build(args) -> int:
     judgements = read_tsv(HERE / "judgements.tsv")
     checks = read_tsv(HERE / "checks.tsv")
-    recipes = yaml.safe_load((HERE / "recipes.yaml").read_text())["recipes"]
+    recipes = load_yaml(read_text(HERE / "recipes.yaml"), str(HERE / "recipes.yaml"))["recipes"]
     rows, servers, problems, left_out = [], [], [], 0
     # a candidate without metadata would leave the files written half: write nothing
     missing = [c for c in candidates(args.candidates) if not meta_file(args.meta, c["registry"], c["name"]).exists()]
@@ -427,9 +433,14 @@ def write_servers(servers: list[dict], path: Path, left_out: int) -> None:
 
 
 # -- check ---------------------------------------------------------------------
+def _ecosystem() -> dict:
+    path = ROOT / "data" / "servers" / "ecosystem.yaml"
+    return load_yaml(read_text(path), str(path))
+
+
 def cmd_check(args) -> int:
     """Collect latest-release crawl results (crawl-log.jsonl) into checks.tsv."""
-    servers = yaml.safe_load((ROOT / "data" / "servers" / "ecosystem.yaml").read_text())["servers"]
+    servers = _ecosystem()["servers"]
     targets = {s["id"]: (s["package"]["registry"], s["package"]["name"]) for s in servers}
     results = read_tsv(HERE / "checks.tsv")
     for folder in args.crawls:
@@ -463,7 +474,7 @@ def cmd_check(args) -> int:
 
 def cmd_latest(args) -> int:
     """One servers file per server, its latest planned release only, for the recipe check."""
-    data = yaml.safe_load((ROOT / "data" / "servers" / "ecosystem.yaml").read_text())
+    data = _ecosystem()
     args.out.mkdir(parents=True, exist_ok=True)
     wanted = set(args.ids or [])
     for entry in data["servers"]:

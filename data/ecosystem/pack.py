@@ -33,7 +33,7 @@ import sys
 
 from mcpdelta.errors import InputError
 from mcpdelta.files import make_folder, write_file
-from mcpdelta.inputs import gunzip, load_json, read_bytes
+from mcpdelta.inputs import gunzip, load_json, load_yaml, read_bytes, read_text
 from mcpdelta.names import file_name, path_in
 
 PASSES = {"a": "captures", "b": "captures-b"}
@@ -74,10 +74,8 @@ def planned(plan_file):
     """(server id, version) -> is it in the plan? Everything, without a plan."""
     if plan_file is None:
         return lambda server, version: True
-    import yaml
-
     plans = {}
-    for server in yaml.safe_load(pathlib.Path(plan_file).read_text(encoding="utf-8"))["servers"]:
+    for server in load_yaml(read_text(plan_file), str(plan_file))["servers"]:
         versions = (server.get("package") or {}).get("versions")
         plans[server["id"]] = versions if isinstance(versions, list) else None
 

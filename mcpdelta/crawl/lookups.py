@@ -32,6 +32,7 @@ from pathlib import Path
 import httpx
 
 from .errors import CrawlError
+from .package_names import name_problem
 from .toolchain import npm_reason, run_process
 
 # a registry that stalls is not waited for as long as an install
@@ -73,7 +74,10 @@ class Lookups:
         """{version: publish time}, kept in the package's cache folder with the
         answer's validators (or, when the registry says nothing changed, the
         list kept last time)."""
-        url = await self._npm_url(name) if registry == "npm" else f"{self.cache.pypi_url}/pypi/{name}/json"
+        problem = name_problem(registry, name)
+        if problem:  # a name from elsewhere than a servers file (which refuses it at its load)
+            raise CrawlError("version_lookup", f"{registry}: {problem}")
+        url = await self._npm_url(name) if registry == "npm" else pypi_url(self.cache.pypi_url, name)
         loop = asyncio.get_running_loop()
         try:
             times = await loop.run_in_executor(self._pool, self._fetch, registry, name, url)
@@ -136,6 +140,11 @@ class Lookups:
         return base.rstrip("/") + "/" + urllib.parse.quote(name, safe="@").replace("/", "%2f")
 
 
+def pypi_url(index: str, name: str) -> str:
+    """The JSON API's URL of one project, the name quoted as one path segment."""
+    return f"{index}/pypi/{urllib.parse.quote(name, safe='')}/json"
+
+
 def keep(folder: Path, times: dict, validators: dict) -> None:
     """The version list, then the validators of the answer that gave it ({}: none)."""
     folder.mkdir(parents=True, exist_ok=True)
@@ -187,7 +196,7 @@ async def npm_view_times(name: str, timeout: float) -> dict[str, str | None]:
     npm = shutil.which("npm")
     if not npm:
         raise CrawlError("version_lookup", "npm is not installed")
-    code, out, err = await run_process([npm, "view", name, "time", "--json"], timeout)
+    code, out, err = await run_process([npm, "view", "--json", "--", name, "time"], timeout)
     if code != 0:
         raise CrawlError("version_lookup", f"npm view {name}: {npm_reason(err) or 'failed'}")
     times = _loads(out or "{}", f"npm view {name}")

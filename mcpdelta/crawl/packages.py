@@ -61,6 +61,7 @@ from pathlib import Path
 
 from .errors import CrawlError, short
 from .lookups import Lookups
+from .package_names import name_problem, version_problem
 from .servers import safe_name
 from .pypi import install_pypi
 from .toolchain import (choose_executable, dated_late, empty_folder, find_uv, node_package, node_version, npm_reason,
@@ -271,6 +272,10 @@ class PackageCache:
                       bin_name: str | None, python: str | None = None, node: str | None = None) -> dict:
         """-> {"argv": [absolute paths], "published_at", "install_ms", "retry", "python",
         "node", "node_bin"}; cached after the first time (``install_ms`` 0 then)."""
+        # a version a registry listed is data too: it reaches the installer's command line
+        problem = name_problem(registry, name) or version_problem(registry, version)
+        if problem:
+            raise CrawlError("install_failed", f"{registry} package {name!r}: {problem}; not installed")
         final = self.install_dir(registry, name, version, published_at, bin_name, python, node)
         marker = final / "install.json"
         if marker.exists():
@@ -338,12 +343,12 @@ class PackageCache:
         if not npm:
             raise CrawlError("install_failed", "npm is not installed")
         runtime = await self.node_runtime(node) if node else {}
-        argv = [npm, "install", "--prefix", str(work), "--no-audit", "--no-fund", "--no-save",
-                "--loglevel=error", f"{name}@{version}"]
+        argv = [npm, "install", "--prefix", str(work), "--no-audit", "--no-fund", "--no-save", "--loglevel=error"]
         if before:
             argv.append(f"--before={before}")
             if self._npm_documents_cover(before):
                 argv.append("--prefer-offline")
+        argv += ["--", f"{name}@{version}"]  # a name is never read as an option
         # npm_config_yes: a lifecycle script's own npx call (``npx only-allow``) may fetch what it runs
         env = dict(os.environ, npm_config_cache=str(self._npm_cache(before)), npm_config_yes="true",
                    npm_config_update_notifier="false", **runtime_env(runtime))  # scripts run on the server's Node.js
@@ -435,7 +440,7 @@ class PackageCache:
         try:
             # the newest release of that major: a runtime, not a dependency dated by the release
             argv = [npm, "install", "--prefix", str(work), "--no-audit", "--no-fund", "--no-save",
-                    "--loglevel=error", f"{package}@{major}"]
+                    "--loglevel=error", "--", f"{package}@{major}"]
             code, _, err = await run_process(argv, self.timeout,
                                              env=dict(os.environ, npm_config_cache=str(self._npm_cache(None))))
             if code != 0:

@@ -103,13 +103,14 @@ async def _uv_install(cache, uv: str, work: Path, name, version, before, minor: 
     # only what it imports (chroma-mcp: about 2 s, 1,026 modules)
     argv = [uv, "pip", "install", "--no-config", "--config-file", str(_index_config(cache)), "--quiet",
             "--no-progress", "--python", str(work / "bin" / "python"), "--cache-dir", str(cache.downloads("uv")),
-            "--link-mode", "hardlink", f"{name}=={version}"]
+            "--link-mode", "hardlink"]
     if before:
         argv += ["--exclude-newer", before]
     if not before or before > _fresh_since():
         # a page read from the cache may predate this cut-off and lack what
         # it allows; uv's --refresh still reads a page it holds as fresh
         argv.append("--no-cache")
+    argv += ["--", f"{name}=={version}"]  # a name is never read as an option (``-r FILE``)
     code, _, err = await run_process(argv, cache.timeout, env=env)
     if code != 0:
         raise CrawlError("install_failed", f"uv pip install {name}=={version} (Python {minor}): "
@@ -149,12 +150,12 @@ async def _pip_install(cache, work: Path, name, version, before, minor: str, int
         raise CrawlError("install_failed", f"venv for {name} (Python {minor}): {pip_reason(err)}")
     py = str(work / "bin" / "python")
     argv = [sys.executable, "-m", "pip", "--python", py, "install", "--no-input",
-            "--disable-pip-version-check", "--quiet", "--cache-dir", str(cache.downloads("pip")),
-            f"{name}=={version}"]
+            "--disable-pip-version-check", "--quiet", "--cache-dir", str(cache.downloads("pip"))]
     if cache.pypi_url != "https://pypi.org":
         argv += ["--index-url", f"{cache.pypi_url}/simple/"]
     if before:
         argv.append(f"--uploaded-prior-to={before}")
+    argv += ["--", f"{name}=={version}"]  # a name is never read as an option
     env = index_only_env() if before or cache.pypi_url != "https://pypi.org" else None
     code, _, err = await run_process(argv, cache.timeout, env=env)
     if code != 0 and before and "no such option" in err:

@@ -57,6 +57,7 @@ from mcpdelta.inputs import load_json, load_yaml, read_text
 from mcpdelta.names import spelled as safe_name
 
 from .model import Limits, PackageSpec, Target
+from .package_names import name_problem, version_problem
 from .probes import parse_probes
 from .recipe import describe
 
@@ -89,7 +90,8 @@ def load(path: str | Path) -> tuple[list[Target], Limits]:
     path = Path(path)
     where = str(path)
     text = read_text(path, what="servers file")  # bounded; FIFOs and devices refused
-    data = load_json(text, where) if path.suffix == ".json" else load_yaml(text, where)
+    # strict: a key twice is refused in JSON as in YAML (each reader would keep the last)
+    data = load_json(text, where, strict=True) if path.suffix == ".json" else load_yaml(text, where)
     return parse(data, where, path.resolve().parent)
 
 
@@ -226,8 +228,9 @@ def _package(package, where: str) -> PackageSpec:
     registry, name = package.get("registry"), package.get("name")
     if registry not in ("npm", "pypi"):
         raise InputError(where, f"package.registry must be npm or pypi, not {registry!r}")
-    if not isinstance(name, str) or not name:
-        raise InputError(where, "package.name missing")
+    problem = name_problem(registry, name)
+    if problem:
+        raise InputError(where, problem)
     versions = package.get("versions", "latest")
     if isinstance(versions, list):
         from .packages import check_selector, is_selector
@@ -235,8 +238,8 @@ def _package(package, where: str) -> PackageSpec:
         versions = _strings(versions, "package.versions", where)
         if not versions:
             raise InputError(where, "package.versions: empty list")
-        for entry in filter(is_selector, versions):
-            problem = check_selector(entry)
+        for entry in versions:
+            problem = check_selector(entry) if is_selector(entry) else version_problem(registry, entry)
             if problem:
                 raise InputError(where, f"package.versions: {problem}")
     elif not isinstance(versions, str):
@@ -305,6 +308,8 @@ def _registry_args(items) -> list[str]:
 
 
 def _from_registry(server: dict, where: str) -> list[Target]:
+    from .packages import is_selector
+
     name = server.get("name")
     if not isinstance(name, str) or not name:
         raise InputError(where, "registry server.json without a 'name'")
@@ -330,6 +335,9 @@ def _from_registry(server: dict, where: str) -> list[Target]:
         transport = (pkg.get("transport") or {}).get("type", "stdio") if isinstance(pkg.get("transport"), dict) else "stdio"
         if kind not in ("npm", "pypi") or not ident:
             t.problem = f"package of registry type {kind!r} is not supported (npm and pypi are)"
+        elif problem := name_problem(kind, str(ident)) or (
+                None if is_selector(str(version)) else version_problem(kind, str(version))):
+            t.problem = problem  # before anything runs; the file's other entries are crawled
         elif transport != "stdio":
             t.problem = f"package transport {transport!r}: only stdio packages can be launched"
         else:

@@ -8,7 +8,7 @@ A manifest is a JSON object whose keys are all optional (a missing key means
 import sys
 
 from mcpdelta.errors import InputError
-from mcpdelta.inputs import check_depth, load_json, read_bytes
+from mcpdelta.inputs import check_depth, load_json, read_bytes, ungzipped
 
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024
 DEFAULT_MAX_DEPTH = 256
@@ -53,9 +53,11 @@ def _read_bytes(path: str, source: str, max_bytes: int) -> bytes:
 def parse_manifest(data, source: str = "<manifest>", max_bytes: int = DEFAULT_MAX_BYTES,
                    max_depth: int | None = DEFAULT_MAX_DEPTH) -> dict:
     """Parse bytes or text into a validated manifest: the bounded decode every
-    untrusted JSON goes through (size, UTF-8, strict JSON, nesting), then the shape."""
+    untrusted JSON goes through (gzip, size, UTF-8, strict JSON, nesting), then the shape."""
     if isinstance(data, bytes) and len(data) > max_bytes:
         raise InputError(source, f"input is larger than the {max_bytes}-byte limit")
+    if isinstance(data, bytes):  # a .json.gz capture: decompressed under the same bound
+        data = ungzipped(data, source, max_bytes)
     doc = load_json(data, source, max_depth or DEFAULT_MAX_DEPTH, max_bytes, strict=True)
     return validate_manifest(doc, source, None)
 

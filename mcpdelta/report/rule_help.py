@@ -41,14 +41,14 @@ def _cases() -> tuple:
 
 def example(rule_id: str) -> dict | None:
     """The case chosen as ``rule_id``'s example (with ``name``), or None."""
-    import yaml
+    from mcpdelta.inputs import load_yaml
 
     fires = re.compile(r"rule:\s*" + re.escape(rule_id) + r"(?=[\s,}])")
     found = []
     for name, text in _cases():
         if not fires.search(text):  # most cases do not name the rule: skip the parse
             continue
-        case = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        case = load_yaml(text, f"{name}.yaml")
         if any(want.get("rule") == rule_id for want in case.get("expect") or []):
             found.append(((not case.get("exact"), len(case["expect"]), len(text), name), name, case))
     if not found:

@@ -17,7 +17,8 @@ study (``slow``: it surveys twice and writes the page), which runs with
 Items (the classes of attack): 1 bounded JSON, 2 writers and symbolic
 links, 3 ids as paths, 4 escaping per medium, 5 gzip read whole,
 6 destructive probes, 7 judge deadline and byte cap, 8 detached
-processes, 9 one-line errors.
+processes, 9 one-line errors, 10 package names and versions as data (never
+an installer's option, never a path), 11 a YAML key once per mapping.
 """
 
 import dataclasses
@@ -27,6 +28,7 @@ import os
 import pathlib
 import shutil
 import sys
+import zlib
 from typing import Callable
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -62,7 +64,7 @@ class Case:
 
 
 def build(folder, items=None) -> list:
-    """The cases of ``items`` (default: all nine), their files made under ``folder``."""
+    """The cases of ``items`` (default: all), their files made under ``folder``."""
     d = pathlib.Path(folder)
     d.mkdir(parents=True, exist_ok=True)
     outside = d / "outside"  # what no case may write to
@@ -73,7 +75,7 @@ def build(folder, items=None) -> list:
     _servers(d, "servers-good.yaml", [("good", "ok", "")])
     (d / "ok-2.json").write_text(json.dumps({"tools": [{"name": "a", "inputSchema": {"type": "object"}}]}))
     parts = {1: _json_bounds, 2: _links, 3: _ids, 4: _escaping, 5: _gzip, 6: _probes, 7: _judges, 8: _daemons,
-             9: _one_line}
+             9: _one_line, 10: _package_names, 11: _yaml_keys}
     cases = []
     for item, part in parts.items():
         if items is None or item in items:
@@ -446,7 +448,23 @@ def _gzip(d, outside):
     (packed / "captures-b").mkdir(parents=True, exist_ok=True)
     (packed / "captures-b" / "crawl-log.jsonl").write_text('{"id": "srv", "version": "1"}\n')
     (packed / "captures" / "srv" / "1.json.gz").write_bytes(whole[:-8])
+    bomb = d / "bomb.json.gz"  # 256 MiB of a JSON string, 250 KB on disk
+    pack = zlib.compressobj(9, zlib.DEFLATED, 31)
+    bomb.write_bytes(pack.compress(b'{"tools": [], "x": "') + b"".join(pack.compress(b" " * (1 << 20))
+                                                                     for _ in range(256)) + pack.flush())
+    limits = d / "limits-1mb.yml"
+    limits.write_text("limits: {max_bytes: 1000000}\n")
+    ok = d / "ok-2.json"
     return [
+        Case("diff: a gzip bomb", ["diff", ok, bomb], "error", item=5,
+             verify=lambda done: [] if "decompresses to more than the 67108864-byte limit" in done.stderr else
+             [f"stderr {done.stderr[-200:]!r}"]),
+        Case("diff --config max_bytes 1 MB: a gzip bomb", ["diff", bomb, ok, "--config", limits], "error", item=5,
+             verify=lambda done: [] if "decompresses to more than the 1000000-byte limit" in done.stderr else
+             [f"stderr {done.stderr[-200:]!r}"]),
+        Case("digest, lock: a gzip bomb", ["digest", bomb], "error", item=5),
+        Case("diff: two gzipped captures", ["diff", alpha / "1.0.0.json.gz", ROOT / "data" / "ecosystem" / "captures"
+                                            / "pagerduty-mcp" / "1.0.0.json.gz"], "ok", item=5),
         Case("ingest: gzip cut short, a wrong CRC, trailing bytes, two members: error rows", ["ingest", folder,
                                                                                                "--lake", lake],
              item=5, verify=stored),
@@ -592,3 +610,130 @@ def _one_line(d, outside):
                  ["diff", "git:HEAD\n::add-mask::hunter2:x.json", ok], "error", item=9),
             Case("diff: a file name holding ESC and a newline", ["diff", d / "no\x1b[31m\nsuch.json", ok], "error",
                  item=9)]
+
+
+# --- 10 package names and versions are data -----------------------------------------
+
+HOSTILE_PACKAGES = ["-r/path/reqfile", "--index-url=http://127.0.0.1:9/evil", "../../../../../etc/x"]
+# registries on a closed port: a look-up or an install that slipped through fails, never reaches the network
+_NO_REGISTRY = {"MCPDELTA_PYPI_URL": "http://127.0.0.1:9", "npm_config_registry": "http://127.0.0.1:9/"}
+
+
+def _package_names(d, outside):
+    """A servers file's package name or version that an installer would read
+    as an option (``-r FILE``, ``--index-url``) or a registry as a path: the
+    load refuses it, naming the entry, before anything is looked up or run.
+    The registries named are a closed port, so a look-up that slipped through
+    fails rather than reaching the network."""
+    reqfile = d / "path-reqfile"
+    reqfile.write_text("--index-url http://127.0.0.1:9/evil\nevil-package\n")
+    env = _NO_REGISTRY | {"MCPDELTA_CACHE": str(d / "names-cache")}
+    cases = []
+
+    def refused(out, words):
+        def check(done):
+            problems = [] if "servers[0] (evil)" in done.stderr and words in done.stderr else [
+                f"stderr {done.stderr[-300:]!r}"]
+            if (out / "crawl-log.jsonl").exists() or (d / "names-cache").exists():
+                problems.append("something was looked up or installed")
+            return problems
+        return check
+
+    for registry in ("pypi", "npm"):
+        words = "PyPI project name" if registry == "pypi" else "npm package name"
+        for i, name in enumerate([n.replace("/path/reqfile", str(reqfile)) for n in HOSTILE_PACKAGES]):
+            servers = d / f"servers-name-{registry}-{i}.yaml"
+            servers.write_text(f"servers:\n  - {{id: evil, package: {{registry: {registry}, name: {json.dumps(name)}, "
+                               f"versions: [1.0.0]}}}}\n")
+            out = d / f"crawl-name-{registry}-{i}"
+            cases.append(Case(f"crawl: a {registry} package named {name!r}",
+                              ["crawl", "--servers", servers, "--out", out], "error", item=10, env=env,
+                              untouched=[reqfile], verify=refused(out, words)))
+        for i, version in enumerate(["--index-url=http://127.0.0.1:9/evil", f"-r{reqfile}"]):
+            servers = d / f"servers-version-{registry}-{i}.yaml"
+            servers.write_text(f"servers:\n  - {{id: evil, package: {{registry: {registry}, name: fine, "
+                               f"versions: [{json.dumps(version)}]}}}}\n")
+            out = d / f"crawl-version-{registry}-{i}"
+            cases.append(Case(f"crawl: a {registry} version {version!r}", ["crawl", "--servers", servers, "--out", out],
+                              "error", item=10, env=env, verify=refused(out, "version")))
+    # a registry answer: the hostile entries fail alone, nothing installed
+    registry_json = d / "registry-hostile.json"
+    registry_json.write_text(json.dumps({"servers": [
+        {"server": {"name": f"io.x/evil-{i}", "packages": [{"registryType": kind, "identifier": name,
+                                                             "version": "1.0.0"}]}}
+        for i, (kind, name) in enumerate((k, n) for k in ("pypi", "npm") for n in HOSTILE_PACKAGES)]}))
+    out = d / "crawl-registry-hostile"
+
+    def failed_alone(_):
+        rows = _log(out)
+        wrong = [f"{sid}: {row.get('error')}" for sid, row in rows.items()
+                 if row.get("ok") or not any(w in (row.get("error") or "") for w in ("PyPI project name",
+                                                                                         "npm package name"))]
+        if len(rows) != 2 * len(HOSTILE_PACKAGES) or wrong:
+            return [f"{len(rows)} rows", *wrong]
+        return ["something was installed"] if (d / "names-cache").exists() else []
+    cases.append(Case("crawl: a registry answer's hostile package names", ["crawl", "--servers", registry_json,
+                                                                           "--out", out],
+                      1, item=10, env=env, verify=failed_alone))
+    return cases
+
+
+# --- 11 a YAML key once -------------------------------------------------------------
+
+def _yaml_keys(d, outside):
+    """A key twice in one mapping, in every kind of YAML the project reads:
+    refused with the file, the line and the key (YAML's own reading keeps
+    the last; a reviewer reads the first)."""
+    ok = d / "ok-2.json"
+    lock = d / "lock-empty.yaml"
+    lock.write_text("version: 1\ntools: {}\n")
+    approval = ("  - fingerprint: 0123456789abcdef\n    rule: tool.removed\n    entity: zip\n"
+                "    reason: moved to the files server\n")
+    kinds = [
+        ("approvals: expires twice", "approvals-expires.yml",
+         f"version: 1\napprovals:\n{approval}    expires: 2000-01-01\n    expires: 2999-01-01\n",
+         ["diff", ok, ok, "--approvals"], 8, "expires"),
+        ("approvals: two approvals lists", "approvals-two-lists.yml",
+         f"version: 1\napprovals:\n{approval}    expires: 2000-01-01\napprovals: []\n",
+         ["diff", ok, ok, "--approvals"], 8, "approvals"),
+        ("config: fail_on twice", "config-twice.yml", "fail_on: BREAKING\nprofile: strict\nfail_on: never\n",
+         ["diff", ok, ok, "--config"], 3, "fail_on"),
+        ("config: an ignore entry's rule twice", "config-ignore-twice.yml",
+         "ignore:\n  - rule: tool.removed\n    rule: tool.added\n    reason: x\n", ["diff", ok, ok, "--config"], 3,
+         "rule"),
+        ("judges config: a judge's model twice", "config-judges-twice.yml",
+         "judges:\n  - name: a\n    endpoint: http://127.0.0.1:9/v1\n    model: cheap\n    model: dear\n",
+         ["diff", ok, ok, "--semantic", "--config"], 5, "model"),
+        ("servers file: an entry's id twice", "servers-id-twice.yaml",
+         "servers:\n  - id: a\n    command: python\n    id: b\n", ["crawl", "--out", d / "crawl-keys", "--servers"],
+         4, "id"),
+        ("servers file: a package's registry twice", "servers-registry-twice.yaml",
+         "servers:\n  - id: a\n    package: {registry: npm, name: fine, registry: pypi}\n",
+         ["crawl", "--out", d / "crawl-keys", "--servers"], 3, "registry"),
+        ("servers file (recipe): an env variable twice", "servers-env-twice.yaml",
+         "servers:\n  - id: a\n    command: python\n    env:\n      MODE: safe\n      MODE: evil\n",
+         ["crawl", "--out", d / "crawl-keys", "--servers"], 6, "MODE"),
+        ("servers file: limits twice", "servers-limits-twice.yaml",
+         "servers: []\nlimits: {timeout_s: 5}\nlimits: {timeout_s: 500}\n",
+         ["crawl", "--out", d / "crawl-keys", "--servers"], 3, "limits"),
+        ("registry server.json: a package's identifier twice", "server-twice.json",
+         '{"name": "io.x/a",\n "packages": [{"registryType": "npm", "identifier": "fine",\n'
+         '               "identifier": "-r/etc/passwd", "version": "1.0.0"}]}\n',
+         ["crawl", "--out", d / "crawl-keys", "--servers"], None, "identifier"),
+        ("lockfile: a tool twice", "lock-tool-twice.yaml",
+         "version: 1\ntools:\n  a: {semver: 1.0.0, contract_digest: 'sha256:00'}\n"
+         "  a: {semver: 2.0.0, contract_digest: 'sha256:11'}\n", ["verify-lock", ok, "--lock"], 4, "a"),
+        ("versions file: a tool twice", "versions-twice.yaml", "a: 1.0.0\na: 2.0.0\n",
+         ["lint-bump", ok, "--lock", lock, "--versions"], 2, "a"),
+    ]
+    cases = []
+    for name, file_name, text, argv, line, key in kinds:
+        path = d / file_name
+        path.write_text(text)
+
+        def named(done, path=path, line=line, key=key):
+            want = [str(path) if line is None else f"{path}:{line}", f"duplicate key {key!r}"]  # JSON: no line
+            return [] if all(w in done.stderr for w in want) else [f"stderr {done.stderr[-300:]!r}, want {want}"]
+        cases.append(Case(f"{name}: refused with the file, line and key", [*argv, path], "error", item=11,
+                          verify=named, env=_NO_REGISTRY | {"MCPDELTA_CACHE": str(d / "keys-cache")}))
+    return cases

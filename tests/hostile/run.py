@@ -4,7 +4,9 @@
 
 Two suites: bad input files and lakes (``cases.py``), and the second front
 (``attacks.py``): hostile servers on stdio and 127.0.0.1, prepared folders
-with symbolic links, hostile names through every command and format.
+with symbolic links, hostile names through every command and format,
+package names and versions an installer would read as options, a key twice
+in each kind of YAML, a gzip bomb.
 
 The summary counts cases tried, clean errors (exit 2 and one line),
 inputs accepted (exit 0/1), tracebacks, hangs, writes outside the target
