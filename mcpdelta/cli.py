@@ -19,7 +19,7 @@ COMMANDS = {
     "rules": ("mcpdelta.commands.rules", "print the rule catalog"),
     "digest": ("mcpdelta.commands.digest", "print contract digests of a manifest"),
     "lock": ("mcpdelta.commands.lock", "write a tool-versions lockfile from a manifest"),
-    "verify-lock": ("mcpdelta.commands.verify_lock", "compare a manifest to a lockfile; exit 2 on drift"),
+    "verify-lock": ("mcpdelta.commands.verify_lock", "compare a manifest to a lockfile; exit 3 on drift"),
     "lint-bump": ("mcpdelta.commands.lint_bump", "fail a release whose version under-bumps its changes"),
     "ci": ("mcpdelta.commands.ci", "capture live servers, compare each with its committed baseline, report for CI"),
     "crawl": ("mcpdelta.crawl.command", "capture manifests from MCP servers"),
@@ -29,6 +29,20 @@ COMMANDS = {
     "study": ("mcpdelta.commands.study", "capture every version twice, survey each release step, write the survey up with its numbers"),
     "drift": ("mcpdelta.commands.drift", "report which servers' descriptions and other prose moved, with the judges' notes"),
 }
+
+# The exit statuses of every command: the one table --help prints and the
+# README repeats.
+EXIT_STATUSES = (
+    ("0", "below the failure threshold: no change at or above --fail-on, no drift, every capture "
+          "and row stored"),
+    ("1", "at or above it: a change at or above --fail-on (diff, ci, lint-bump), a failed capture "
+          "(crawl), a failed ingest row (ingest), an expired approval --approve cannot renew, "
+          "--fail-on-security without a judge's answer"),
+    ("2", "bad usage or unreadable input, one line naming the thing and the problem (a missing extra "
+          "too); ci: a server it could not check"),
+    ("3", "verify-lock: drift (the manifest moved from the lockfile)"),
+    ("130", "interrupted (crawl: 128 + the signal that stopped it)"),
+)
 
 # the extra that brings each optional top-level package (pyproject.toml)
 EXTRAS = {"duckdb": "survey", "pyarrow": "survey", "polars": "survey", "matplotlib": "survey",
@@ -56,21 +70,34 @@ class _Formatter(argparse.HelpFormatter):
         super().__init__(prog, width=_columns() - 2)
 
 
+class _TableFormatter(_Formatter):
+    def _fill_text(self, text, width, indent):  # the exit table, as laid out by _wrap
+        return "".join(indent + line for line in text.splitlines(keepends=True))
+
+
 class _Parser(argparse.ArgumentParser):
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("formatter_class", _Formatter)
         super().__init__(*args, **kwargs)
 
-    def error(self, message):  # argparse's own: usage + message, exit 2
-        self.print_usage(sys.stderr)
-        print(f"mcpdelta: error: {message}", file=sys.stderr)
+    def error(self, message):  # one line, not argparse's usage block; exit 2
+        print(f"mcpdelta: error: {self.prog}: {' '.join(message.split())} (see {self.prog} --help)",
+              file=sys.stderr)
         raise SystemExit(2)
+
+
+def _wrap(code: str, text: str) -> str:
+    import textwrap
+
+    return textwrap.fill(text, max(40, _columns() - 2), initial_indent=f"  {code:<5}", subsequent_indent=" " * 7)
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The whole command line, or with ``only`` just that command's parser
     (a dozen unused subparsers cost more than a small diff)."""
-    parser = _Parser(prog="mcpdelta", description="Contract diffs for MCP servers.")
+    parser = _Parser(prog="mcpdelta", description="Contract diffs for MCP servers.",
+                     formatter_class=_TableFormatter,
+                     epilog="exit status:\n" + "\n".join(_wrap(code, text) for code, text in EXIT_STATUSES))
     parser.add_argument("-V", "--version", action="version", version=f"mcpdelta {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name, (module, help_line) in COMMANDS.items():
