@@ -46,7 +46,18 @@ EXIT_STATUSES = (
 
 # the extra that brings each optional top-level package (pyproject.toml)
 EXTRAS = {"duckdb": "survey", "pyarrow": "survey", "polars": "survey", "matplotlib": "survey",
-          "mcp": "survey", "openai": "judges", "prefect": "flows", "boto3": "s3", "botocore": "s3"}
+          "mcp": "survey", "pydantic": "survey", "openai": "judges", "prefect": "flows",
+          "prefect_dask": "flows", "boto3": "s3", "botocore": "s3"}
+
+
+def missing_extra(what: str, exc: ModuleNotFoundError) -> str | None:
+    """The one line for a missing optional package: the extra that brings it,
+    or None when no extra does (a bug, not a missing install)."""
+    extra = EXTRAS.get((exc.name or "").partition(".")[0])
+    if extra is None:
+        return None
+    return (f"mcpdelta: error: {what} needs the {extra} extra ({exc.name} is not installed): "
+            f"pip install 'mcpdelta[{extra}]'")
 
 
 def _columns() -> int:
@@ -75,7 +86,7 @@ class _TableFormatter(_Formatter):
         return "".join(indent + line for line in text.splitlines(keepends=True))
 
 
-class _Parser(argparse.ArgumentParser):
+class Parser(argparse.ArgumentParser):
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("formatter_class", _Formatter)
         super().__init__(*args, **kwargs)
@@ -95,11 +106,11 @@ def _wrap(code: str, text: str) -> str:
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The whole command line, or with ``only`` just that command's parser
     (a dozen unused subparsers cost more than a small diff)."""
-    parser = _Parser(prog="mcpdelta", description="Contract diffs for MCP servers.",
+    parser = Parser(prog="mcpdelta", description="Contract diffs for MCP servers.",
                      formatter_class=_TableFormatter,
                      epilog="exit status:\n" + "\n".join(_wrap(code, text) for code, text in EXIT_STATUSES))
     parser.add_argument("-V", "--version", action="version", version=f"mcpdelta {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     for name, (module, help_line) in COMMANDS.items():
         if only in (None, name):
             sub.add_parser(name, help=help_line, description=help_line)
@@ -125,11 +136,10 @@ def main(argv=None) -> int:
             return 2
         return module.run(args)
     except ModuleNotFoundError as exc:
-        extra = EXTRAS.get((exc.name or "").partition(".")[0])
-        if extra is None:
+        line = missing_extra(f"`mcpdelta {name}`", exc)
+        if line is None:
             raise
-        print(f"mcpdelta: error: `mcpdelta {name}` needs the {extra} extra "
-              f"({exc.name} is not installed): pip install 'mcpdelta[{extra}]'", file=sys.stderr)
+        print(line, file=sys.stderr)
         return 2
     except InputError as exc:  # one line, whatever the name or the text it quotes holds
         from mcpdelta.report.safe import visible
