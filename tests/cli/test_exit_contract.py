@@ -126,6 +126,14 @@ def test_ci_walks_0_1_and_update_baseline_says_what_it_accepts(mcpdelta, tmp_pat
     (base / "demo-notes.json").write_text(json.dumps(doc))
     broken = mcpdelta(*ci, cwd=tmp_path)
     assert broken.returncode == 1 and "purge_everything" in broken.stdout
+    # --approve names the break it wrote an entry for, and exits 0 once it is written
+    approve = mcpdelta(*ci, "--approve", "--reason", "retired on purpose", cwd=tmp_path)
+    assert approve.returncode == 0, approve.stderr
+    [line] = [x for x in approve.stderr.splitlines() if x.startswith("mcpdelta: --approve: approved ")]
+    assert "BREAKING tool.removed" in line and "purge_everything" in line
+    assert line.split("approved ", 1)[1].split(":", 1)[0] in (tmp_path / ".mcpdelta-approvals.yml").read_text()
+    assert mcpdelta(*ci, cwd=tmp_path).returncode == 0
+    (tmp_path / ".mcpdelta-approvals.yml").unlink()
     # --update-baseline names the break it overwrites before it writes
     update = mcpdelta(*ci, "--update-baseline", cwd=tmp_path)
     assert update.returncode == 0, update.stderr
