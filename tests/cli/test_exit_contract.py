@@ -97,8 +97,10 @@ def test_ingest_with_an_error_row_exits_1(mcpdelta, tmp_path):
     assert ", 1 error" in done.stdout.splitlines()[0] and "broken 1.0.0" in done.stdout
 
 
-def test_crawl_exits_1_on_a_failed_capture(mcpdelta, tmp_path):
-    servers = tmp_path / "servers.yaml"
+def test_crawl_exits_0_when_every_capture_succeeds_and_1_on_a_failed_one(mcpdelta, tmp_path):
+    good = mcpdelta("crawl", "--servers", _demo_servers(tmp_path), "--only", "demo-notes", "--out", tmp_path / "a")
+    assert good.returncode == 0, good.stderr
+    servers = tmp_path / "dies.yaml"
     servers.write_text("servers:\n  - {id: dies, command: python3, args: [-c, 'raise SystemExit(3)']}\n")
     done = mcpdelta("crawl", "--servers", servers, "--out", tmp_path / "out")
     assert done.returncode == 1 and "dies" in done.stderr
