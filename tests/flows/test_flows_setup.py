@@ -65,10 +65,13 @@ def test_the_flows_without_prefect_are_one_line_naming_the_extra(tmp_path):
     assert "needs the flows extra (prefect is not installed)" in done.stderr
 
 
-def test_a_usage_error_of_the_flow_is_one_line(tmp_path):
+def test_a_usage_error_of_the_flows_is_one_line(tmp_path):
     done = _python(RUN_FLOW.format(names=[], argv=["--format", "xml"]))
     assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
     assert "usage:" not in done.stderr and "'xml'" in done.stderr
+    nightly = _python("import sys\nfrom mcpdelta.flows.nightly import main\nsys.argv = ['nightly', '--cron']\nmain()")
+    assert nightly.returncode == 2 and nightly.stderr.count("\n") == 1, nightly.stderr
+    assert "usage:" not in nightly.stderr and "--cron" in nightly.stderr
 
 
 CRAWL = ABSENT + """
