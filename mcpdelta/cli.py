@@ -82,8 +82,17 @@ class _Formatter(argparse.HelpFormatter):
 
 
 class _TableFormatter(_Formatter):
-    def _fill_text(self, text, width, indent):  # the exit table, as laid out by _wrap
-        return "".join(indent + line for line in text.splitlines(keepends=True))
+    """Lays out the epilog's "code<TAB>meaning" lines as a table, only when help is shown."""
+
+    def _fill_text(self, text, width, indent):
+        import textwrap
+
+        lines = []
+        for line in text.splitlines():
+            code, _, meaning = line.partition("\t")
+            lines.append(textwrap.fill(meaning, max(40, width), initial_indent=f"{indent}  {code:<5}",
+                                       subsequent_indent=indent + " " * 7) if meaning else indent + line)
+        return "\n".join(lines)
 
 
 class Parser(argparse.ArgumentParser):
@@ -97,18 +106,12 @@ class Parser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
-def _wrap(code: str, text: str) -> str:
-    import textwrap
-
-    return textwrap.fill(text, max(40, _columns() - 2), initial_indent=f"  {code:<5}", subsequent_indent=" " * 7)
-
-
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The whole command line, or with ``only`` just that command's parser
     (a dozen unused subparsers cost more than a small diff)."""
     parser = Parser(prog="mcpdelta", description="Contract diffs for MCP servers.",
                      formatter_class=_TableFormatter,
-                     epilog="exit status:\n" + "\n".join(_wrap(code, text) for code, text in EXIT_STATUSES))
+                     epilog="exit status:\n" + "\n".join(f"{code}\t{text}" for code, text in EXIT_STATUSES))
     parser.add_argument("-V", "--version", action="version", version=f"mcpdelta {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     for name, (module, help_line) in COMMANDS.items():
