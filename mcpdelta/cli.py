@@ -19,7 +19,7 @@ COMMANDS = {
     "rules": ("mcpdelta.commands.rules", "print the rule catalog"),
     "digest": ("mcpdelta.commands.digest", "print contract digests of a manifest"),
     "lock": ("mcpdelta.commands.lock", "write a tool-versions lockfile from a manifest"),
-    "verify-lock": ("mcpdelta.commands.verify_lock", "compare a manifest to a lockfile; exit 2 on drift"),
+    "verify-lock": ("mcpdelta.commands.verify_lock", "compare a manifest to a lockfile; exit 3 on drift"),
     "lint-bump": ("mcpdelta.commands.lint_bump", "fail a release whose version under-bumps its changes"),
     "ci": ("mcpdelta.commands.ci", "capture live servers, compare each with its committed baseline, report for CI"),
     "crawl": ("mcpdelta.crawl.command", "capture manifests from MCP servers"),
@@ -30,9 +30,34 @@ COMMANDS = {
     "drift": ("mcpdelta.commands.drift", "report which servers' descriptions and other prose moved, with the judges' notes"),
 }
 
+# The exit statuses of every command: the one table --help prints and the
+# README repeats.
+EXIT_STATUSES = (
+    ("0", "below the failure threshold: no change at or above --fail-on, no drift, every capture "
+          "and row stored"),
+    ("1", "at or above it: a change at or above --fail-on (diff, ci, lint-bump), a failed capture "
+          "(crawl), a failed ingest row (ingest), an expired approval --approve cannot renew, "
+          "--fail-on-security without a judge's answer"),
+    ("2", "bad usage or unreadable input, one line naming the thing and the problem (a missing extra "
+          "too); ci: a server it could not check"),
+    ("3", "verify-lock: drift (the manifest moved from the lockfile)"),
+    ("130", "interrupted (crawl: 128 + the signal that stopped it)"),
+)
+
 # the extra that brings each optional top-level package (pyproject.toml)
 EXTRAS = {"duckdb": "survey", "pyarrow": "survey", "polars": "survey", "matplotlib": "survey",
-          "mcp": "survey", "openai": "judges", "prefect": "flows", "boto3": "s3", "botocore": "s3"}
+          "mcp": "survey", "pydantic": "survey", "openai": "judges", "prefect": "flows",
+          "prefect_dask": "flows", "boto3": "s3", "botocore": "s3"}
+
+
+def missing_extra(what: str, exc: ModuleNotFoundError) -> str | None:
+    """The one line for a missing optional package: the extra that brings it,
+    or None when no extra does (a bug, not a missing install)."""
+    extra = EXTRAS.get((exc.name or "").partition(".")[0])
+    if extra is None:
+        return None
+    return (f"mcpdelta: error: {what} needs the {extra} extra ({exc.name} is not installed): "
+            f"pip install 'mcpdelta[{extra}]'")
 
 
 def _columns() -> int:
@@ -56,23 +81,39 @@ class _Formatter(argparse.HelpFormatter):
         super().__init__(prog, width=_columns() - 2)
 
 
-class _Parser(argparse.ArgumentParser):
+class _TableFormatter(_Formatter):
+    """Lays out the epilog's "code<TAB>meaning" lines as a table, only when help is shown."""
+
+    def _fill_text(self, text, width, indent):
+        import textwrap
+
+        lines = []
+        for line in text.splitlines():
+            code, _, meaning = line.partition("\t")
+            lines.append(textwrap.fill(meaning, max(40, width), initial_indent=f"{indent}  {code:<5}",
+                                       subsequent_indent=indent + " " * 7) if meaning else indent + line)
+        return "\n".join(lines)
+
+
+class Parser(argparse.ArgumentParser):
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("formatter_class", _Formatter)
         super().__init__(*args, **kwargs)
 
-    def error(self, message):  # argparse's own: usage + message, exit 2
-        self.print_usage(sys.stderr)
-        print(f"mcpdelta: error: {message}", file=sys.stderr)
+    def error(self, message):  # one line, not argparse's usage block; exit 2
+        print(f"mcpdelta: error: {self.prog}: {' '.join(message.split())} (see {self.prog} --help)",
+              file=sys.stderr)
         raise SystemExit(2)
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The whole command line, or with ``only`` just that command's parser
     (a dozen unused subparsers cost more than a small diff)."""
-    parser = _Parser(prog="mcpdelta", description="Contract diffs for MCP servers.")
+    parser = Parser(prog="mcpdelta", description="Contract diffs for MCP servers.",
+                     formatter_class=_TableFormatter,
+                     epilog="exit status:\n" + "\n".join(f"{code}\t{text}" for code, text in EXIT_STATUSES))
     parser.add_argument("-V", "--version", action="version", version=f"mcpdelta {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     for name, (module, help_line) in COMMANDS.items():
         if only in (None, name):
             sub.add_parser(name, help=help_line, description=help_line)
@@ -98,11 +139,10 @@ def main(argv=None) -> int:
             return 2
         return module.run(args)
     except ModuleNotFoundError as exc:
-        extra = EXTRAS.get((exc.name or "").partition(".")[0])
-        if extra is None:
+        line = missing_extra(f"`mcpdelta {name}`", exc)
+        if line is None:
             raise
-        print(f"mcpdelta: error: `mcpdelta {name}` needs the {extra} extra "
-              f"({exc.name} is not installed): pip install 'mcpdelta[{extra}]'", file=sys.stderr)
+        print(line, file=sys.stderr)
         return 2
     except InputError as exc:  # one line, whatever the name or the text it quotes holds
         from mcpdelta.report.safe import visible

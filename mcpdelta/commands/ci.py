@@ -11,11 +11,12 @@ it also writes a job summary, annotations within GitHub's limits and step
 outputs; ``--sarif`` writes one SARIF 2.1.0 log for code scanning.
 
 Exit status: 0 every server below the failure threshold, 1 at least one at
-or above it, 2 "could not check": a server that could not be captured, a
-missing baseline, an id that cannot name a baseline file, or bad usage
-(each server is still checked; the others are still reported, and the step
-outputs are still written). Nothing a server does can make the status 1
-but a change at or above the threshold.
+or above it (or ``--fail-on-security`` without a judge's answer), 2 "could
+not check": a server that could not be captured, a missing baseline, an id
+that cannot name a baseline file, or bad usage (each server is still
+checked; the others are still reported, and the step outputs are still
+written). ``--update-baseline`` prints each BREAKING change it accepts,
+then writes.
 """
 
 import json
@@ -90,7 +91,7 @@ def run(args) -> int:
 
 
 def _run(args) -> int:
-    from mcpdelta.commands.diff import finish_approvals, load_approvals
+    from mcpdelta.commands.diff import finish_approvals, load_approvals, security_unanswered
     from mcpdelta.config import find_default, load_config
     from mcpdelta.engine.policy import Policy, parse_override, parse_severity
 
@@ -120,12 +121,14 @@ def _run(args) -> int:
         os.makedirs(args.baseline, exist_ok=True)
     checked = [_check(server_id, args, policy, lockfile, at, config, approvals) for server_id in ids]
     _report(checked, args, policy, approvals)
-    approved = finish_approvals(args, approvals, [c.result for c in checked if c.result])
+    results = [c.result for c in checked if c.result]
+    approved = finish_approvals(args, approvals, results)
     if any(c.error for c in checked):
         return 2
+    unanswered = security_unanswered(args, results)
     if approved is not None:
-        return approved
-    return 1 if any(c.result and c.result.verdict == "fail" for c in checked) else 0
+        return max(approved, unanswered)
+    return max(unanswered, 1 if any(r.verdict == "fail" for r in results) else 0)
 
 
 def _server_ids(servers_file: str, chosen: list[str]) -> list[str]:
@@ -165,6 +168,7 @@ def _compare(server_id: str, args, policy, lockfile: bool, at, config, approvals
         if args.update_baseline:
             live = capture_live(args.servers, server_id, offline=args.offline,
                                 allow_destructive_probes=args.allow_destructive_probes)
+            _say_overwritten(server_id, path, live, lockfile, policy)
             _write_baseline(path, live, lockfile, server_id)
             return Checked(server_id, path, updated=True)
         baseline, pinned_calls = _read_baseline(path, lockfile, at)
@@ -185,6 +189,29 @@ def _compare(server_id: str, args, policy, lockfile: bool, at, config, approvals
         return Checked(server_id, path, result=result)
     except InputError as exc:
         return Checked(server_id, path, error=str(exc))
+
+
+def _say_overwritten(server_id: str, path: str, live: dict, lockfile: bool, policy) -> None:
+    """Before ``--update-baseline`` writes: each BREAKING change it accepts
+    (what the old baseline promised and the live server no longer does)."""
+    from mcpdelta.engine.result import DiffResult
+    from mcpdelta.report.safe import visible
+
+    if not os.path.exists(path):
+        print(visible(f"{server_id}: no baseline at {path} yet: nothing overwritten"))
+        return
+    try:
+        baseline, _ = _read_baseline(path, lockfile)
+    except InputError as exc:
+        print(visible(f"{server_id}: the old baseline is unreadable, overwritten: {exc}"))
+        return
+    result = DiffResult(baseline, live, policy, old_source=path, new_source=f"live:{server_id}")
+    breaking = [c for c in result.changes if not c.suppressed and c.severity == "BREAKING"]
+    print(visible(f"{server_id}: --update-baseline accepts {len(breaking)} BREAKING "
+                  f"change{'' if len(breaking) == 1 else 's'} of {len(result.changes)} over {path}"
+                  + (":" if breaking else "")))
+    for c in breaking:
+        print(visible(f"  accepted BREAKING {c.rule}: {c.message}"))
 
 
 def _read_baseline(path: str, lockfile: bool, at=None) -> tuple[dict, list]:

@@ -1,7 +1,8 @@
 """``mcpdelta diff OLD NEW``: classify every change; exit 0 / 1 / 2.
 
 The verdict is the policy's, then the gate's (``mcpdelta.gate``): approved
-breaks never fail, ``--fail-on-security`` fails on a judge's security flag."""
+breaks never fail, ``--fail-on-security`` fails on a judge's security flag,
+and on a prose change no judge answered about."""
 
 import sys
 
@@ -96,7 +97,33 @@ def run(args) -> int:
     else:
         sys.stdout.write(text)
     code = finish_approvals(args, approvals, [result])
-    return result.exit_code if code is None else code
+    code = result.exit_code if code is None else code
+    return max(code, security_unanswered(args, [result]))
+
+
+def security_unanswered(args, results) -> int:
+    """1 when ``--fail-on-security`` needed a judge's answer about a prose
+    change and none came (no ``--semantic``, no judges, or each failed): the
+    gate it asked for did not run, which is not a pass. Said on stderr."""
+    if not args.fail_on_security:
+        return 0
+    from mcpdelta.judge.jury import is_judged
+
+    unanswered = total = 0
+    for result in results:
+        for change in result.changes:
+            if change.suppressed or not is_judged(change):
+                continue
+            total += 1
+            unanswered += not any(isinstance(n, dict) and n.get("judge") != "jury"
+                                  and n.get("verdict") not in ("judge_error", "budget_exhausted")
+                                  for n in change.advisory)
+    if not unanswered:
+        return 0
+    why = "" if getattr(args, "semantic", False) else " (judges are asked with --semantic)"
+    print(f"mcpdelta: --fail-on-security: no judge answered about {unanswered} of {total} prose "
+          f"change{'s' if total != 1 else ''}{why}; exit 1: a required judge did not answer", file=sys.stderr)
+    return 1
 
 
 def load_approvals(args):
@@ -117,10 +144,12 @@ def load_approvals(args):
 
 def finish_approvals(args, approvals, results) -> int | None:
     """Stale entries on stderr; with ``--approve``, the new entries written
-    (then the run exits 0: its job was writing them)."""
+    and each named on stderr. Then the run exits 0, its job done, unless an
+    expired approval still fails it (renewed by hand, never by --approve)."""
     if approvals is None:
         return None
     from mcpdelta import approvals as A
+    from mcpdelta.report.safe import visible
 
     for line in A.stale_lines(approvals):
         print(f"mcpdelta: {line}", file=sys.stderr)
@@ -130,12 +159,15 @@ def finish_approvals(args, approvals, results) -> int | None:
     expired = sum(1 for r in results for m in r.gate.marks.values() if m.expired)
     if pending:
         A.append(approvals, pending, args.reason)
+    for change, fp, server in pending:  # said once the file holds them
+        print(visible(f"mcpdelta: --approve: approved {fp}: {change.severity} {change.rule}"
+                      + (f" ({server})" if server else "") + f": {change.message}"), file=sys.stderr)
     todo = "" if args.reason else "; give each a reason"
     print(f"mcpdelta: --approve: {len(pending)} approval{'s' if len(pending) != 1 else ''} added to "
           f"{approvals.path}{todo if pending else ''}" + (
-              f"; {expired} expired approval{'s' if expired != 1 else ''} to renew by hand (expires:)"
-              if expired else "") + ("; review and commit it" if pending else ""), file=sys.stderr)
-    return 0
+              f"; {expired} expired approval{'s' if expired != 1 else ''} to renew by hand (expires:), "
+              "still failing" if expired else "") + ("; review and commit it" if pending else ""), file=sys.stderr)
+    return 1 if expired else 0
 
 
 def write_output(path: str, text: str) -> None:

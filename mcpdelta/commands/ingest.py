@@ -1,4 +1,5 @@
-"""``mcpdelta ingest DIR --lake LAKE``: snapshots on disk into the lake."""
+"""``mcpdelta ingest DIR --lake LAKE``: snapshots on disk into the lake;
+exit 1 when a capture could not be stored (an error row)."""
 
 
 def add_arguments(parser):
@@ -29,4 +30,4 @@ def run(args) -> int:
                   f"{errors} error{'' if errors == 1 else 's'}"))
     for row in counts["failed"]:  # a re-run names only errors it recorded itself
         print(visible(f"  {row['server_id']} {row['version']}: {row['error']}"))
-    return 0
+    return 1 if errors else 0  # as crawl: a capture that could not be stored fails the run

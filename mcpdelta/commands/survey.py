@@ -83,6 +83,7 @@ def run(args) -> int:
 
 
 SHOWN_RELEASES = 10  # releases with breaking changes named in the text summary
+SHOWN_RULES = 15  # rules of the rule frequencies named in the text summary
 
 
 def _count(n: int, word: str) -> str:
@@ -102,8 +103,10 @@ def text(summary, facts) -> str:
     out += _breaking_summary(facts["breaking"], summary["report"])
     if facts["rules"]:
         out.append("rule frequencies:")
-        for r in facts["rules"][:15]:
+        for r in facts["rules"][:SHOWN_RULES]:
             out.append(f"  {r['changes']:>5}  {r['rule']:<40} {r['severity']}")
+        if len(facts["rules"]) > SHOWN_RULES:
+            out.append(f"  +{_count(len(facts['rules']) - SHOWN_RULES, 'more rule')} (every rule: the report)")
     t = summary["timings"]
     out.append(f"timings: crawl {t['crawl_s']:.1f}s, diff {t['diff_s']:.1f}s, "
                f"report {t['report_s']:.1f}s, total {t['total_s']:.1f}s")

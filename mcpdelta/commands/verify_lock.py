@@ -1,20 +1,19 @@
-"""``mcpdelta verify-lock MANIFEST --lock FILE``: 0 equal, 2 drift, 3 unreadable.
+"""``mcpdelta verify-lock MANIFEST --lock FILE``: 0 equal, 3 drift, 2 bad
+usage or unreadable input (the CLI's usual).
 
 Instead of a manifest file, ``--servers FILE --server ID`` captures that
 server live (stdio, HTTP, or the newest version of a sweep) and checks it;
 the probe calls the lockfile pins are made again in that capture, and a
 response whose shape moved is drift like a contract that moved.
 
-Exit 2 on drift is the gateway's own verify-lock status, so existing CI
-pipelines keep working; unreadable input therefore gets 3, not the CLI's
-usual 2, and a tool pinned under an unknown digest scheme is reported and
-never fails the run.
+Drift has its own status, 3, distinct from a mistyped flag's 2; a tool
+pinned under an unknown digest scheme is reported and never fails the run.
 """
 
 import json
 import sys
 
-DRIFT, UNREADABLE = 2, 3
+DRIFT, UNREADABLE = 3, 2
 STATUSES = ("added", "removed", "changed", "unknown_scheme")
 
 

@@ -73,6 +73,7 @@ def run(args: argparse.Namespace) -> int:
         if unknown:
             raise InputError(args.servers, f"no server with id {sorted(unknown)[0]!r}")
         targets = [t for t in targets if t.id in set(args.only)]
+    _demo_needs_survey(targets)
     if args.concurrency is not None:
         if args.concurrency < 1:
             raise InputError("--concurrency", "must be at least 1")
@@ -155,6 +156,24 @@ def run(args: argparse.Namespace) -> int:
         if not r.ok:
             print(visible(f"  {r.id} {r.version}: {r.error_kind}: {r.error}"), file=sys.stderr)
     return 1 if ok < len(records) else 0
+
+
+def _demo_needs_survey(targets) -> None:
+    """The embedded demo servers are written with the mcp SDK and run on this
+    interpreter: without the survey extra each would die on an import, so the
+    crawl is refused in one line naming the extra."""
+    import importlib.util
+    import os
+
+    from mcpdelta.resources import DATA_DIR
+
+    demo = os.path.realpath(DATA_DIR / "demo") + os.sep
+    runs_demo = any(os.path.realpath(os.path.join(t.cwd or ".", a)).startswith(demo)
+                    for t in targets if t.transport == "stdio" for a in t.args)
+    missing = [m for m in ("mcp", "pydantic") if importlib.util.find_spec(m) is None] if runs_demo else []
+    if missing:
+        raise InputError("the demo servers", f"they need the survey extra ({missing[0]} is not installed): "
+                                             "pip install 'mcpdelta[survey]'")
 
 
 class _TtyProgress:

@@ -48,6 +48,19 @@ class CrawlError(Exception):
         self.transient = transient
         self.retry_after = retry_after
 
+
+# A registry's server error, as npm (E503), uv ("503 Service Unavailable") and
+# pip ("503 Server Error") say it: the registry may answer next time.
+_REGISTRY_5XX = re.compile(r"\bE5\d\d\b|\b5\d\d (Server Error|Internal Server Error|Bad Gateway|Service Unavailable|"
+                           r"Gateway Time-?out)\b|status code 5\d\d\b")
+
+
+def install_retryable(exc: CrawlError) -> bool:
+    """Can installing again help? Only after a timeout or a registry's 5xx;
+    not for an unreachable host, a package or version the registry lacks, or
+    an interpreter the release does not run on (the same every time)."""
+    return exc.kind == "timeout" or (exc.kind == "install_failed" and bool(_REGISTRY_5XX.search(exc.message)))
+
     def __str__(self) -> str:
         return self.message
 
@@ -64,7 +77,10 @@ _CAUSE = re.compile(r"(?i)\b(error|exception|cannot|can't|could not|couldn't|fai
                     r"not found|no such|no module|missing|denied|refused|invalid|unable|requires?|"
                     r"unsupported|panic|abort(ed)?|killed)\b|ERR!|\b(?-i:E[A-Z]{3,}|\w+Error|\w+Exception)\b")
 _NOT_CAUSE = re.compile(r"^(at |File \"|(Exception Group )?Traceback \(most recent call last\)|Node\.js v\d|\^+$|"
-                        r"[-+=|_*#~ ]+$|The above exception was the direct cause|During handling of the above)")
+                        r"[-+=|_*#~ ]+$|The above exception was the direct cause|During handling of the above|Emitted '\w+' event on|"
+                        # a property of a Node.js error printed under it ("code: 'EADDRINUSE',"): the
+                        # error's own line above names the address or host
+                        r"[a-z]\w*: ('[^']*'|-?\d+),?$)")
 # the frame Python draws around the tracebacks of an exception group ("  | ", "  +-+---")
 _GROUP_FRAME = re.compile(r"^[|+]( |-+ |-+$)?")
 

@@ -352,6 +352,9 @@ class PackageCache:
         # npm_config_yes: a lifecycle script's own npx call (``npx only-allow``) may fetch what it runs
         env = dict(os.environ, npm_config_cache=str(self._npm_cache(before)), npm_config_yes="true",
                    npm_config_update_notifier="false", **runtime_env(runtime))  # scripts run on the server's Node.js
+        # none of npm's own retries (a minute and more on a host it cannot resolve): the
+        # crawl retries only what can recover (errors.install_retryable)
+        env["npm_config_fetch_retries"] = "0"
         code, _, err = await run_process(argv, self.timeout, env=env)
         if code != 0:
             raise CrawlError("install_failed", f"npm install {name}@{version}: {npm_reason(err) or 'failed'}")

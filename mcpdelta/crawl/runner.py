@@ -13,7 +13,9 @@ redacted from everything written, before any excerpt is cut.
 Retries (tenacity) cover transient faults only: connection refused or
 reset, HTTP 429 and 5xx (waiting what Retry-After asks, capped), and
 timeouts of remote servers. A local server that hangs is not retried.
-The total time limit of a server covers every attempt.
+The total time limit of a server covers every attempt. A package's
+install is tried again only after a timeout or a registry's 5xx
+(``errors.install_retryable``); its time, failed or not, is ``install_ms``.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from mcpdelta.files import make_folder, open_append, write_file
 from mcpdelta.inputs import load_json, read_bytes
 from mcpdelta.names import path_in
 
-from .errors import CrawlError, cause, cause_lines, short
+from .errors import CrawlError, cause, cause_lines, install_retryable, short
 from .http import StreamableHttpTransport
 from .model import ClientIdentity, CaptureRecord, Limits, PackageSpec, Target
 from .packages import PackageCache, default_cache, is_selector, runtime_env, select_noted
@@ -47,6 +49,7 @@ from .servers import VAR, MissingVariable, expand, safe_name
 from .session import DiscoverBroke, capture
 from .sse import LegacySseTransport
 from .stdio import StdioTransport
+from .toolchain import failed_output
 
 Progress = Callable[[CaptureRecord, int, int], None]
 
@@ -201,9 +204,7 @@ async def capture_target(t: Target, limits: Limits, cache: PackageCache | None,
             if cache is None:
                 raise CrawlError("install_failed", "no package cache configured")
             async with gate.installing():
-                info = await cache.install(t.package.registry, t.package.name, t.version or "",
-                                           published_at, t.package.bin, python=t.package.python,
-                                           node=t.package.node)
+                info = await _install(t, cache, published_at, limits, rec)
             rec.install_ms = int(info.get("install_ms") or 0)
             rec.published_at = info.get("published_at") or published_at
             rec.install_retry = info.get("retry")
@@ -281,7 +282,8 @@ async def capture_target(t: Target, limits: Limits, cache: PackageCache | None,
         rec.error_kind, rec.error = exc.kind, exc.message
         if not rec.version:
             rec.version = "unknown"
-        tail = last["transport"].stderr_tail() if "transport" in last else ""
+        # the server's stderr, or, for a failed install, the installer's
+        tail = last["transport"].stderr_tail() if "transport" in last else failed_output.get()
         rec.error_lines = cause_lines(tail, limit=200) or list(getattr(exc, "lines", []))
         tail = tail.strip()
         rec.stderr_tail = tail[-4000:] or None  # already redacted, on the raw bytes
@@ -303,6 +305,30 @@ async def capture_target(t: Target, limits: Limits, cache: PackageCache | None,
     rec.warnings = [redact(w, secrets) for w in rec.warnings]
     rec.error_lines = [redact(w, secrets) for w in rec.error_lines]
     return rec
+
+
+async def _install(t: Target, cache: PackageCache, published_at: str | None, limits: Limits,
+                   rec: CaptureRecord) -> dict:
+    """The package's install, tried again only where that can help (a timeout,
+    a registry's 5xx: ``install_retryable``); a failed one's time is its
+    ``install_ms``, and each retry a warning."""
+    started = time.monotonic()
+    attempt = 1
+    while True:
+        failed_output.set("")  # what the installer says when this attempt fails
+        try:
+            info = await cache.install(t.package.registry, t.package.name, t.version or "", published_at,
+                                       t.package.bin, python=t.package.python, node=t.package.node)
+            failed_output.set("")  # an earlier cut-off's failure is not this capture's
+            return info
+        except CrawlError as exc:
+            rec.install_ms = int((time.monotonic() - started) * 1000)
+            if attempt > limits.retries or not install_retryable(exc):
+                raise
+            delay = min(limits.max_backoff_s, limits.backoff_s * 2 ** (attempt - 1))
+            rec.warnings.append(f"install attempt {attempt}: {exc.kind}: {exc.message}; retried after {delay:g}s")
+            await asyncio.sleep(delay)
+            attempt += 1
 
 
 async def _one_capture(t, command, args, env, headers, secret_headers, limits, client, rec, last, probe_policy):

@@ -6,6 +6,7 @@ then PATH) for a release's ``Requires-Python``."""
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import glob
 import os
 import platform
@@ -19,9 +20,15 @@ from pathlib import Path
 from .errors import CrawlError, cause_lines, short
 
 
+# The stderr of the last helper command that failed in this task (an
+# install's npm, uv or pip): what the crawl log keeps of a failed install.
+failed_output: contextvars.ContextVar[str] = contextvars.ContextVar("failed_output", default="")
+
+
 async def run_process(argv: list[str], timeout: float, cwd: str | None = None,
                       env: dict | None = None) -> tuple[int, str, str]:
-    """Run a helper command in its own process group; kill the group on timeout."""
+    """Run a helper command in its own process group; kill the group on timeout.
+    A failure's stderr is kept in ``failed_output``."""
     try:
         proc = await asyncio.create_subprocess_exec(
             *argv, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
@@ -45,7 +52,10 @@ async def run_process(argv: list[str], timeout: float, cwd: str | None = None,
             os.killpg(proc.pid, signal.SIGKILL)  # helpers it left behind
         except (ProcessLookupError, PermissionError):
             pass
-    return proc.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
+    err_text = err.decode("utf-8", "replace")
+    if proc.returncode != 0:
+        failed_output.set(err_text[-64 * 1024:])
+    return proc.returncode, out.decode("utf-8", "replace"), err_text
 
 
 def index_only_env() -> dict:
@@ -117,7 +127,7 @@ def npm_reason(err: str) -> str:
     code, message = None, None
     for line in err.splitlines():
         m = re.match(r"npm (?:error|ERR!) (\S+)(?: (.*))?$", line.strip())
-        if not m:
+        if not m or m.group(1) in ("syscall", "errno"):  # the line after them names the host or file
             continue
         if m.group(1) == "code" and code is None:
             code = (m.group(2) or "").strip() or None

@@ -9,8 +9,7 @@ for a single flow call never fires them):
                                                         # terminal 2: serves until stopped
 """
 
-import argparse
-
+from mcpdelta.cli import Parser
 from mcpdelta.flows.survey import survey_flow
 
 NIGHTLY_CRON = "0 3 * * *"  # 03:00 UTC
@@ -33,7 +32,7 @@ def deployment(servers_file=None, lake="lake", config_file=None, cron=NIGHTLY_CR
 def main(argv=None):
     from prefect import serve
 
-    parser = argparse.ArgumentParser(prog="python -m mcpdelta.flows.nightly")
+    parser = Parser(prog="python -m mcpdelta.flows.nightly")
     parser.add_argument("--servers")
     parser.add_argument("--lake", default="lake")
     parser.add_argument("--config")

@@ -20,11 +20,18 @@ it runs must be at the same path on every worker (the embedded demo is
 inside the package). ``mcpdelta/flows/nightly.py`` serves the nightly deployment.
 """
 
-import argparse
 import json
 import sys
 
-from prefect import flow, task
+from mcpdelta.cli import Parser, missing_extra
+
+try:
+    from prefect import flow, task
+except ModuleNotFoundError as _exc:  # run as a script on an install without the extra
+    if __name__ != "__main__":
+        raise
+    print(missing_extra("python -m mcpdelta.flows.survey", _exc) or _exc, file=sys.stderr)
+    sys.exit(2)
 
 from mcpdelta.config import find_default, load_config
 from mcpdelta.engine.policy import Policy
@@ -309,7 +316,7 @@ def task_runner(kind: str, address: str | None):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m mcpdelta.flows.survey", description=__doc__.splitlines()[0])
+    parser = Parser(prog="python -m mcpdelta.flows.survey", description=__doc__.splitlines()[0])
     parser.add_argument("--servers")
     parser.add_argument("--lake", default="lake")
     parser.add_argument("--config")
@@ -332,7 +339,18 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if args.crawl_group < 1 or args.diff_group < 1:
         parser.error("--crawl-group and --diff-group must be at least 1")
-    run = survey_flow.with_options(task_runner=task_runner(args.task_runner, args.address))
+    try:
+        runner = task_runner(args.task_runner, args.address)
+    except ModuleNotFoundError as exc:  # the runner's package: one line naming what brings it
+        line = missing_extra(f"python -m mcpdelta.flows.survey --task-runner {args.task_runner}", exc)
+        if line is None and exc.name == "prefect_ray":  # no extra: Ray is a cluster's own install
+            line = ("mcpdelta: error: python -m mcpdelta.flows.survey --task-runner ray needs prefect-ray "
+                    "(not installed): pip install prefect-ray")
+        if line is None:
+            raise
+        print(line, file=sys.stderr)
+        return 2
+    run = survey_flow.with_options(task_runner=runner)
     # the fan-out only pays on a cluster; locally one task uses every core
     fan_out = args.task_runner != "local"
     try:

@@ -2,6 +2,7 @@
 re-run of ingest, the survey's terminal summary, plural agreement."""
 
 import json
+import re
 
 from tests.conftest import ROOT
 
@@ -11,7 +12,7 @@ REFERENCE = ROOT / "data" / "samples" / "reference"
 
 def test_an_ingest_re_run_does_not_report_the_first_runs_errors_again(mcpdelta, tmp_path):
     first = mcpdelta("ingest", CAPTURES, "--lake", "lake", cwd=tmp_path)
-    assert first.returncode == 0, first.stderr
+    assert first.returncode == 1, first.stderr  # its error row fails the run
     assert first.stdout.splitlines()[0].endswith(": 7 new, 0 already in lake, 1 error")
     assert [line for line in first.stdout.splitlines() if line.startswith("  broken 1.0.0: ")]
     again = mcpdelta("ingest", CAPTURES, "--lake", "lake", cwd=tmp_path)
@@ -33,6 +34,15 @@ def test_the_survey_prints_a_summary_not_every_breaking_change(mcpdelta, tmp_pat
     assert len(lines) < 40
     [head] = [line for line in lines if line.startswith("breaking changes: ")]
     assert head.startswith(f"breaking changes: {summary['changes']['BREAKING']} in ")
+    # the rule frequencies: the first few, then how many more the report lists
+    import duckdb
+
+    kinds = duckdb.sql(f"SELECT count(*) FROM (SELECT DISTINCT rule, severity FROM "
+                       f"read_parquet('{tmp_path}/lake/changes/**/*.parquet'))").fetchall()[0][0]
+    listed = lines[lines.index("rule frequencies:") + 1:]
+    shown = [line for line in listed if re.match(r"^ +[0-9]+  ", line)]
+    assert 0 < len(shown) < kinds
+    assert f"  +{kinds - len(shown)} more rules (every rule: the report)" in listed
 
 
 def test_one_server_is_a_server(mcpdelta, tmp_path):

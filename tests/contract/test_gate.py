@@ -50,7 +50,7 @@ def pinned(cli, tmp_path):
 def test_changed_tool_is_graded_from_the_engine(cli, pinned, mutate, grade, rule):
     write_json(pinned / "new.json", manifest(changed(SEARCH, mutate), STATS))
     run = cli("verify-lock", "new.json", "--lock", "lock.yaml", "--format", "json")
-    assert run.code == 2, run.out + run.err
+    assert run.code == 3, run.out + run.err
     doc = run.json()
     assert doc["changed"] == ["search"] and doc["added"] == [] and doc["removed"] == []
     [row] = doc["tools"]
@@ -64,7 +64,7 @@ def test_drift_names_added_removed_and_changed_with_grades(cli, pinned):
     extra = {"name": "export", "description": "Export.", "inputSchema": {"type": "object"}}
     write_json(pinned / "new.json", manifest(changed(SEARCH, drop_q), extra))
     run = cli("verify-lock", "new.json", "--lock", "lock.yaml")
-    assert run.code == 2
+    assert run.code == 3
     lines = run.out.splitlines()
     assert "drift, grade major" in lines[0]
     assert any(l.split()[:4] == ["added", "export", "grade", "minor"] for l in lines), run.out
@@ -73,7 +73,7 @@ def test_drift_names_added_removed_and_changed_with_grades(cli, pinned):
     assert "tool.input.property.removed" in run.out
     doc = cli("verify-lock", "new.json", "--lock", "lock.yaml", "--format", "json").json()
     assert (doc["added"], doc["removed"], doc["changed"], doc["drift"]) == (["export"], ["stats"], ["search"], True)
-    assert doc["exit_code"] == 2
+    assert doc["exit_code"] == 3
 
 
 def test_title_only_change_is_not_drift_under_v2(cli, pinned):
@@ -111,7 +111,7 @@ def test_legacy_v1_pins_keep_their_own_recipe(cli, tmp_path):
     # v1 covers title: a label edit is drift for a v1 pin, graded by the engine
     write_json(tmp_path / "retitled.json", manifest(dict(tool, title="Find")))
     run = cli("verify-lock", "retitled.json", "--lock", "lock.yaml", "--format", "json")
-    assert run.code == 2 and run.json()["changed"] == ["search"]
+    assert run.code == 3 and run.json()["changed"] == ["search"]
     row = run.json()["tools"][0]
     assert [c["rule"] for c in row["changes"]] == ["tool.title.changed"]
     assert row["grade"] in ("patch", "minor")  # the prose classifier's call, never "none"
@@ -122,7 +122,7 @@ def test_digest_only_baseline_grades_at_least_patch(cli, tmp_path):
     assert cli("lock", "old.json", "-o", "lock.yaml", "--no-contract").code == 0
     write_json(tmp_path / "new.json", manifest(changed(SEARCH, drop_q)))
     run = cli("verify-lock", "new.json", "--lock", "lock.yaml", "--format", "json")
-    assert run.code == 2
+    assert run.code == 3
     row = run.json()["tools"][0]
     assert row["status"] == "changed" and row["grade"] == "patch" and "floor" in row["note"]
 

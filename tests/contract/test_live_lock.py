@@ -26,7 +26,7 @@ def test_verify_lock_captures_the_live_server(mcpdelta, tmp_path):
     # 2.0.0 renames search_notes to find_notes and requires a notebook in add_note
     new = _servers(tmp_path / "new.yaml", "2.0.0")
     drift = mcpdelta("verify-lock", "--servers", new, "--server", "notes", "--lock", lock)
-    assert drift.returncode == 2
+    assert drift.returncode == 3
     lines = drift.stdout.splitlines()
     assert any(line.split()[:2] == ["removed", "search_notes"] for line in lines)
     assert any(line.split()[:2] == ["added", "find_notes"] for line in lines)
@@ -37,5 +37,5 @@ def test_verify_lock_names_an_unknown_server(mcpdelta, tmp_path):
     servers = _servers(tmp_path / "s.yaml", "1.0.0")
     (tmp_path / "lock.yaml").write_text("version: 1\ngenerated_for: x\ntools: {}\n")
     result = mcpdelta("verify-lock", "--servers", servers, "--server", "nope", "--lock", tmp_path / "lock.yaml")
-    assert result.returncode == 3
+    assert result.returncode == 2
     assert "no server with id 'nope'" in result.stderr and "Traceback" not in result.stderr

