@@ -318,7 +318,7 @@ def load_json(data, where: str, max_depth: int = JSON_MAX_DEPTH, max_bytes: int 
     try:
         value = json.loads(data, **options)
     except json.JSONDecodeError as exc:
-        raise InputError(where, f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+        raise InputError(where, f"invalid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
     except ValueError as exc:
         raise InputError(where, f"invalid JSON: {exc}") from None
     except RecursionError:

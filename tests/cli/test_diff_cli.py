@@ -124,6 +124,8 @@ BAD_INPUTS = {
                   "nesting deeper than the limit of 256"),
     "very_deep.json": (b"[" * 100000 + b"]" * 100000, "nesting deeper"),
     "nan.json": (b'{"tools": [], "x": NaN}', "invalid JSON"),
+    # json's own message ends "starting at": the place follows once, not "at at"
+    "unterminated.json": (b'{"tools": [],\n "x": "abc}', "invalid JSON: Unterminated string starting at (line 2, column 7)"),
     "huge_number.json": (b'{"tools": [], "x": 1e400}', "number 1e400 is out of range"),
 }
 

@@ -342,9 +342,9 @@ def _escaping(d, outside):
         Case("digest: a hostile name", ["digest", old], item=4),
         Case("lock: a hostile name", ["lock", old, "--out", lock], item=4),
         Case("lock (to standard output): a hostile name", ["lock", old], item=4, medium="yaml"),
-        Case("verify-lock: a hostile name", ["verify-lock", new, "--lock", lock], expected=2, item=4),
+        Case("verify-lock: a hostile name", ["verify-lock", new, "--lock", lock], expected=3, item=4),
         Case("verify-lock --format json: a hostile name", ["verify-lock", new, "--lock", lock, "--format", "json"],
-             expected=2, item=4, medium="json"),
+             expected=3, item=4, medium="json"),
         Case("lint-bump: a hostile name", ["lint-bump", new, "--lock", lock], item=4),
     ]
     # a crawl folder and a lake whose server id and tool names are hostile
@@ -513,7 +513,7 @@ def _probes(d, outside):
         got = marker.read_text() if marker.exists() else ""
         return [] if got == "look\n" else [f"called {got!r}"]
     cases.append(Case("verify-lock --servers: a lockfile pins calls to a destructive and an unannotated tool",
-                      ["verify-lock", "--servers", servers, "--server", "probes", "--lock", lock], expected=(0, 2),
+                      ["verify-lock", "--servers", servers, "--server", "probes", "--lock", lock], expected=(0, 3),
                       item=6, verify=only_look))
     return cases
 
