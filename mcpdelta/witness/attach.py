@@ -65,6 +65,7 @@ class Budget:
 
     def __init__(self, change=None, search=None):
         self.change, self.search = change, search
+        self.used = 0  # candidates the changes worked with it took (a count, for the curious)
 
     def fits(self, used, searched) -> bool:
         """Would work that took ``used`` candidates (``searched`` of them in
@@ -267,10 +268,12 @@ def witness_for(change, old_manifest, new_manifest, renames=None, max_candidates
     found = _MEMO.get(key)
     if found is not None and budget.fits(*found[2:]):
         witness, note = found[:2]
+        budget.used += found[2]
         return copy.deepcopy(witness), note
     meter = _Meter(budget)
     witness, note = _work(change, rule, side, suffix, key[0:4], old_raw, new_raw,
                           max_candidates, max_constructive, max_shrink, max_size, meter)
+    budget.used += meter.used
     if not meter.spent:  # a result a budget cut short depends on what was left: never kept
         if len(_MEMO) >= _MEMO_MAX:
             _MEMO.clear()
@@ -336,6 +339,7 @@ def _work(change, rule, side, suffix, rule_rel, old_raw, new_raw, max_candidates
     rel, old_text, new_text = rule_rel[1], rule_rel[2], rule_rel[3]
     key = SIDE_KEY[side]
     from mcpdelta.witness import construct, search, validate
+    from mcpdelta.witness.undo import undone
     from mcpdelta.witness.instance import longest_string, size
     from mcpdelta.witness.validate import (
         FANCY_TEXT,
@@ -361,6 +365,17 @@ def _work(change, rule, side, suffix, rule_rel, old_raw, new_raw, max_candidates
         r_norm_judge = own_judge(r_n)
     except SchemaUnusable:
         r_norm_judge = None
+    # a witness shows this change when the change is needed to reject it (the
+    # rejecting side with this change alone taken back accepts it) or enough
+    # (the accepting side with this change alone made rejects it); a value
+    # neither holds for shows another change
+    by_values = change.probe is not None
+    try:
+        back, made = undone(r_n, a_n, rel, suffix, by_values), undone(a_n, r_n, rel, suffix, by_values)
+        back_judge = None if back is None else own_judge(back)
+        made_judge = None if made is None else own_judge(made)
+    except SchemaUnusable:
+        back_judge = made_judge = None
     clock = meter.tick  # before each candidate: True once the change's budget is spent
 
     # backtracking patterns are never run on long texts (jsonschema-rs too)
@@ -388,6 +403,11 @@ def _work(change, rule, side, suffix, rule_rel, old_raw, new_raw, max_candidates
             if branch is not None and not branch.accepts(construct.get(value, loc.hops)
                                                          if loc.hops else value):
                 return 0
+            shown = None
+            if back_judge is not None and made_judge is not None:
+                shown = back_judge.accepts(value) or not made_judge.accepts(value)
+                if not shown:
+                    return 0  # it shows another change
         except (SchemaUnusable, ValueError, TypeError, RecursionError):
             return 0
         if r_norm_judge is None:
@@ -398,7 +418,9 @@ def _work(change, rule, side, suffix, rule_rel, old_raw, new_raw, max_candidates
             return 2
         if top and all(attributed(p) for p in top):
             return 2
-        return 1 if any(attributed(p) for p in every) else 0
+        # shown by taking the change back or making it alone, whatever keyword
+        # the errors name (a closed object's, for a property it now requires)
+        return 1 if shown or any(attributed(p) for p in every) else 0
 
     # error paths name a number-like key ("007") by the integer it reads as;
     # a place whose name a sibling's shares that way ("7") is never credited
@@ -447,7 +469,8 @@ def _work(change, rule, side, suffix, rule_rel, old_raw, new_raw, max_candidates
         for base in base_list:
             dead, probed = set(), set()  # groups of this base given up, and looked into
             for group, candidate in construct.candidates(loc, suffix, base, left, seen=seen,
-                                                          hints=(change.old, change.new), dead=dead):
+                                                          hints=(change.old, change.new), dead=dead,
+                                                          probe=change.probe):
                 if clock():
                     return None, _cut_short(meter, tried, 0)
                 tried += 1
@@ -513,7 +536,7 @@ def _work(change, rule, side, suffix, rule_rel, old_raw, new_raw, max_candidates
             return None, (f"no witness: every result the new schema accepts, the old one "
                           f"accepted ({name!r} was optional); consumers that read it now find it "
                           "missing")
-        if RULES[rule].severity == "NON_BREAKING":
+        if change.default_severity == "NON_BREAKING":
             direction = ("every arguments object the old schema accepts, the new one accepts"
                          if side == "input" else
                          "every result the new schema accepts, the old one accepted")

@@ -512,7 +512,7 @@ _HOLDS = {**{k: dict for k in ("properties", "required", "additionalProperties",
                                "contains", "minContains", "maxContains")}}
 
 
-def candidates(loc, suffix, base, limit, hints=(), seen=None, dead=()):
+def candidates(loc, suffix, base, limit, hints=(), seen=None, dead=(), probe=None):
     """Whole-instance candidates built on ``base``, as (group, candidate), in
     a stable order, at most ``limit``, none twice (``seen``: the canonical
     texts already given, shared by the caller across bases).
@@ -524,11 +524,15 @@ def candidates(loc, suffix, base, limit, hints=(), seen=None, dead=()):
     for a property rule its candidates (group 1) hold that value's other
     properties and the base's own (group 0) hold none. A group the caller
     puts in ``dead`` (a set it keeps) yields nothing more, and once every
-    group is dead the candidates end."""
+    group is dead the candidates end. ``probe``: ``(value,)``, a value at
+    the place the engine found in one side's set and not the other's, tried
+    first."""
     seen = set() if seen is None else seen
     count = 0
     current = get(base, loc.hops) if loc.hops else base
     proposals = [(0, v) for v in values(loc, current, suffix, hints=hints)]
+    if probe is not None and not _of_property(loc, suffix):
+        proposals.insert(0, (0, probe[0]))
     if current is None and loc.hops:
         # of the kind the changed keyword acts on (an Optional's object, not its null)
         full = examples(loc.a_loc, 1)
