@@ -107,25 +107,29 @@ def test_a_spent_change_budget_says_so_in_the_note():
 
 def test_a_change_is_proven_the_same_whatever_else_its_diff_holds():
     """Each change has its own budget: a change's witness and note are the
-    same alone and after forty other changes that each need work."""
+    same alone and after 130 changes that each spend theirs in vain (a
+    lookbehind no witness can show; a budget shared across the diff ran out
+    before the last change and left it unproven)."""
     import mcpdelta.witness.attach as attach
 
-    def tools(bound):
-        return [{"name": f"t{i}", "inputSchema": obj({"n": {"type": "integer", "maximum": 917 - i}})}
-                for i in range(40)] + [{"name": "z", "inputSchema": obj({"s": {"type": "string",
-                                                                          "maxLength": bound}})}]
+    def crowd(pattern):
+        return [{"name": f"t{i:02}", "inputSchema": obj({"s": {"type": "string", "pattern": pattern + "x" * i}})}
+                for i in range(130)]
+
+    z_old = {"name": "z", "inputSchema": obj({"s": {"type": "string", "maxLength": 40}})}
+    z_new = {"name": "z", "inputSchema": obj({"s": {"type": "string", "maxLength": 7}})}
 
     def z_only(result):
         [change] = [c for c in result.changes if c.entity == "z"]
         return change.severity, change.witness, change.witness_note
 
     attach._MEMO.clear()
-    crowded = DiffResult({"tools": tools(40)}, {"tools": [
-        {"name": f"t{i}", "inputSchema": obj({"n": {"type": "integer", "maximum": 513}})}
-        for i in range(40)] + tools(7)[-1:]})
+    crowded = DiffResult({"tools": crowd("^[a-z]+$|") + [z_old]},
+                         {"tools": crowd("^[a-z]+$(?<!q)|") + [z_new]})
     attach_witnesses(crowded)
+    assert sum(c.witness_note.startswith("unproven: ") for c in crowded.changes if c.entity != "z") == 130
     attach._MEMO.clear()
-    alone = DiffResult({"tools": tools(40)[-1:]}, {"tools": tools(7)[-1:]})
+    alone = DiffResult({"tools": [z_old]}, {"tools": [z_new]})
     attach_witnesses(alone)
     assert z_only(crowded) == z_only(alone)
     assert z_only(alone)[0] == "BREAKING" and z_only(alone)[1] is not None
