@@ -19,7 +19,8 @@ another tool, pair or server costs a lookup.
 
 A schema change the engine calls BREAKING keeps that severity only with a
 witness or a named reason (``evidence.NAMED_REASONS``); with neither it is
-reported POTENTIALLY_BREAKING, its note opening "unproven: ".
+reported POTENTIALLY_BREAKING (or the rule's own lower severity), its note
+opening "unproven: ".
 """
 
 import copy
@@ -159,7 +160,10 @@ def attach_witnesses(result, min_severity="BREAKING", max_candidates=200, max_co
     _borrowed(result.changes, stats)
     unproven = [c for c in proofs if evidence(c.witness, c.witness_note) == UNEXPLAINED]
     for change in unproven:
-        change.default_severity = POTENTIALLY_BREAKING
+        # no lower than the catalog's own severity for the rule: a claim the
+        # engine raised above it (a property added to a closed output object)
+        # and could not prove falls back to what the rule says alone
+        change.default_severity = min(POTENTIALLY_BREAKING, RULES[change.rule].severity, key=RANK.get)
         change.witness_note = UNPROVEN + change.witness_note
     stats["unproven"] = len(unproven)
     if unproven:
