@@ -374,8 +374,10 @@ def _work(change, rule, side, suffix, rule_rel, old_raw, new_raw, max_candidates
     # (the accepting side with this change alone made rejects it); a value
     # neither holds for shows another change
     by_values = change.probe is not None
+    branch = isinstance(change.old, dict) or isinstance(change.new, dict)
     try:
-        back, made = undone(r_n, a_n, rel, suffix, by_values), undone(a_n, r_n, rel, suffix, by_values)
+        back = undone(r_n, a_n, rel, suffix, by_values, branch)
+        made = undone(a_n, r_n, rel, suffix, by_values, branch)
         back_judge = None if back is None else own_judge(back)
         made_judge = None if made is None else own_judge(made)
     except SchemaUnusable:
@@ -467,7 +469,7 @@ def _work(change, rule, side, suffix, rule_rel, old_raw, new_raw, max_candidates
             shrink_it = True
             if found is not None or loose is not None or ignored is not None:
                 break
-            base_list = construct.bases(a_n, r_n, _safe(a_judge), _safe(r_judge))
+            base_list = construct.bases(a_n, r_n, _safe(a_judge), _safe(r_judge), a_judge.top_errors)
         after_loose = tried + LOOSE_TAIL
         seen, left = set(), max_constructive
         for base in base_list:

@@ -25,11 +25,15 @@ COMBINATORS = ("allOf", "anyOf", "oneOf")
 _GONE = object()
 
 
-def undone(rejecting, accepting, rel, suffix, by_values):
+def undone(rejecting, accepting, rel, suffix, by_values, branch=False):
     """``rejecting`` (a normalised schema) with the change at ``rel`` set to
-    what ``accepting`` has there; None where that cannot be said."""
-    if not rel or any(part in COMBINATORS for part in rel) or not isinstance(rejecting, dict):
+    what ``accepting`` has there; None where that cannot be said (``branch``:
+    the change is one branch of the combinator at ``rel``, which the
+    normaliser may have folded away on one side)."""
+    if not rel or any(part in COMBINATORS for part in rel[:-1]) or not isinstance(rejecting, dict):
         return None
+    if rel[-1] in COMBINATORS and branch:
+        return None  # (a combinator appearing or going whole is a place like any other)
     parts = list(rel)
     if suffix in ("property.removed", "property.added", "property.addedRequired",
                   "required.added", "required.removed"):
