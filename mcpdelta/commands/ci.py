@@ -48,7 +48,8 @@ def add_arguments(parser):
     parser.add_argument("--fail-on", metavar="SEVERITY", help="|".join(SEVERITY_CHOICES))
     parser.add_argument("--severity-override", metavar="RULE=SEVERITY", action="append", default=[])
     parser.add_argument("--witness", metavar="SEVERITY", default="BREAKING",
-                        help="witness threshold, or never (default: BREAKING)")
+                        help="witness threshold, or never; every BREAKING schema change is "
+                             "proven either way (default: BREAKING)")
     parser.add_argument("--sarif", metavar="FILE", help="write a SARIF 2.1.0 log here")
     parser.add_argument("--markdown", metavar="FILE",
                         help="write the Markdown report (the job summary's text) here")
@@ -177,10 +178,9 @@ def _compare(server_id: str, args, policy, lockfile: bool, at, config, approvals
                             allow_destructive_probes=args.allow_destructive_probes)
         source = f"git:{at[0]}:{path}" if at else path
         result = DiffResult(baseline, live, policy, old_source=source, new_source=f"live:{server_id}")
-        if policy.witness != "never":
-            from mcpdelta.witness import attach_witnesses
+        from mcpdelta.witness import attach_witnesses  # proofs: an unproven BREAKING claim is demoted
 
-            attach_witnesses(result, min_severity=policy.witness)
+        attach_witnesses(result, min_severity=policy.witness)
         if args.semantic:
             from mcpdelta.judge import annotate  # advisory notes; severities untouched
 

@@ -36,8 +36,9 @@ def add_arguments(parser):
     parser.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of stdout")
     parser.add_argument("--color", choices=("auto", "always", "never"), default="auto")
     parser.add_argument("--witness", metavar="SEVERITY", default="BREAKING",
-                        help="build a witness (a concrete call or result proving the break) for "
-                             "schema changes at or above this severity, or never (default: BREAKING)")
+                        help="build a witness (a concrete call or result proving the change) for "
+                             "schema changes at or above this severity, or never; every BREAKING "
+                             "schema change is proven either way (default: BREAKING)")
     parser.add_argument("--witness-candidates", type=int, default=200, metavar="N",
                         help="candidates the bounded search may try per change (default: 200)")
     add_gate_arguments(parser)
@@ -78,10 +79,9 @@ def run(args) -> int:
     result = DiffResult(old, new, policy, old_source=args.old, new_source=args.new)
     if args.witness_candidates < 1:
         raise InputError("--witness-candidates", "must be at least 1")
-    if policy.witness != "never":
-        from mcpdelta.witness import attach_witnesses  # evidence only: severities untouched
+    from mcpdelta.witness import attach_witnesses  # proofs: an unproven BREAKING claim is demoted
 
-        attach_witnesses(result, min_severity=policy.witness, max_candidates=args.witness_candidates)
+    attach_witnesses(result, min_severity=policy.witness, max_candidates=args.witness_candidates)
     if args.semantic:
         from mcpdelta.judge import annotate  # advisory notes; severities untouched
 

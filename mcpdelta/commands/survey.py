@@ -25,7 +25,8 @@ def add_arguments(parser):
     parser.add_argument("--workers", type=int, metavar="N", help="processes that diff: the survey and N-1 workers (default: one per core)")
     parser.add_argument("--witness", metavar="SEVERITY", default="BREAKING",
                         help="build witnesses for schema changes at or above this severity, "
-                             "or never (default: BREAKING)")
+                             "or never; every BREAKING schema change is proven either way "
+                             "(default: BREAKING)")
     parser.add_argument("--offline", action="store_true",
                         help="no registry look-ups or installs for version sweeps")
     parser.add_argument("--recapture", action="store_true",

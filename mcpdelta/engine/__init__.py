@@ -40,7 +40,28 @@ def diff(old: dict, new: dict) -> list:
             and not same(old["probes"], new["probes"]):
         tools = {t["name"]: t for t in new.get("tools") or []}
         diff_probes(old["probes"], new["probes"], tools, changes)
-    return _ordered(changes)
+    return _ordered(_republished(changes))
+
+
+_MOVES = (("resourceTemplate.removed", "resource.added"), ("resource.removed", "resourceTemplate.added"))
+
+
+def _republished(changes) -> list:
+    """A resource template without variables re-published as a static
+    resource with the same URI (or back), nothing else about it changed, is
+    no change for a client that reads that URI: both halves are dropped."""
+    def bare(entry):
+        return {k: v for k, v in entry.items() if k not in ("uri", "uriTemplate")} \
+            if isinstance(entry, dict) else entry
+
+    moved = set()
+    for gone, came in _MOVES:
+        old = {c.entity: c.old for c in changes if c.rule == gone and "{" not in str(c.entity)}
+        for change in changes:
+            if change.rule == came and change.entity in old and "{" not in str(change.entity) \
+                    and same(bare(old[change.entity]), bare(change.new)):
+                moved |= {(gone, change.entity), (came, change.entity)}
+    return [c for c in changes if (c.rule, c.entity) not in moved] if moved else changes
 
 
 def _ordered(changes) -> list:

@@ -49,7 +49,7 @@ class Change:
 
     __slots__ = ("rule", "default_severity", "severity", "entity", "path", "old", "new",
                  "message", "suppressed", "suppressed_reason", "advisory",
-                 "witness", "witness_note")
+                 "witness", "witness_note", "probe")
 
     def __init__(self, rule_id, entity, path, old, new, severity=None, where="", detail=""):
         rule = RULES[rule_id]
@@ -75,6 +75,9 @@ class Change:
         self.advisory = []
         self.witness = None  # evidence, set by mcpdelta.witness; never a severity
         self.witness_note = None
+        # (value,): a value at the change's place that one side accepts and the
+        # other rejects, found by the engine; where a witness search starts
+        self.probe = None
 
     @property
     def note(self) -> str:

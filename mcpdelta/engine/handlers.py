@@ -7,6 +7,7 @@ the keywords it models: adding a keyword is adding a row.
 """
 
 from mcpdelta.engine import prose
+from mcpdelta.engine.catalog import BREAKING
 from mcpdelta.engine.change import short
 from mcpdelta.engine.equality import canonical, json_key, same
 from mcpdelta.engine.meaning import (
@@ -226,8 +227,12 @@ def _object_members(w, old, new, rel):
             if name not in b:
                 w.emit("property.removed", path, a[name], MISSING)
             elif name not in a:
+                # a result carrying a new property that the old output object
+                # refused (closed, or held to another schema) breaks consumers
+                # validating with the old schema, required or not
+                refused = w.prefix == "tool.output." and _refuses(old, name, b[name])
                 w.emit("property.addedRequired" if name in req_b else "property.added",
-                       path, MISSING, b[name])
+                       path, MISSING, b[name], severity=BREAKING if refused else None)
             else:
                 w.node(a[name], b[name], path)
     else:
@@ -252,6 +257,40 @@ def _object_members(w, old, new, rel):
             w.claims.append(rel + ("required",))
 
 
+def _refuses(node, name, schema) -> bool:
+    """Does object schema ``node`` refuse some value of ``schema`` under the
+    undeclared property ``name``? (additionalProperties false, or a schema
+    there that is not shown to take it; a patternProperties entry that may
+    match the name governs it instead.)"""
+    from mcpdelta.engine import regex
+
+    patterns = node.get("patternProperties")
+    if isinstance(patterns, dict) and any(regex.matches(p, name) is not False for p in patterns):
+        return False
+    extra = node.get("additionalProperties", True)
+    if extra is False:
+        return True
+    return isinstance(extra, dict) and not takes(extra, schema)
+
+
+def _property_names(w, old, new, rel):
+    """``propertyNames``: the keys an object may have, a string schema;
+    fewer keys accepted narrows the objects accepted."""
+    a, b = old.get("propertyNames", MISSING), new.get("propertyNames", MISSING)
+    path = rel + ("propertyNames",)
+    if same(a, b) or (a is not MISSING and not isinstance(a, dict)) or (
+            b is not MISSING and not isinstance(b, dict)):
+        return
+    if a is MISSING:
+        w.emit("constraint.tightened", path, a, b, detail="propertyNames")
+    elif b is MISSING:
+        w.emit("constraint.loosened", path, a, b, detail="propertyNames")
+    else:
+        # keys are strings: each side read as the strings it names
+        typed = "type" not in a and "type" not in b
+        w.node({"type": "string", **a} if typed else a, {"type": "string", **b} if typed else b, path)
+
+
 def _openness(key):
     """``additionalProperties`` / ``items``: absent is open, false is closed,
     a schema constrains; open > schema > closed."""
@@ -266,9 +305,9 @@ def _openness(key):
         if ra == rb == 1:
             w.node(a, b, path)
         elif rb < ra:
-            w.emit("constraint.tightened", path, a, b, detail=key)
+            w.emit("constraint.tightened", path, a, b, detail=key, holder=True)
         elif rb > ra:
-            w.emit("constraint.loosened", path, a, b, detail=key)
+            w.emit("constraint.loosened", path, a, b, detail=key, holder=True)
     return handler
 
 
@@ -495,6 +534,7 @@ HANDLERS = (
     (_openness("additionalProperties"), {"additionalProperties"}),
     (_openness("items"), {"items"}),
     (_pattern_properties, {"patternProperties"}),
+    (_property_names, {"propertyNames"}),
     (_prefix_items, {"prefixItems"}),
     (_combinators, {"allOf", "anyOf", "oneOf"}),
     (_default, {"default"}),
@@ -502,3 +542,6 @@ HANDLERS = (
     (_prose, {"description", "title"}),
     (_header, {"x-mcp-header"}),
 )
+
+# every keyword a handler models
+HANDLED = frozenset(k for _, keys in HANDLERS for k in keys)

@@ -22,7 +22,7 @@ _TIDIED = frozenset({"pattern", "not", "exclusiveMinimum", "exclusiveMaximum", "
                      "items", "uniqueItems", "deprecated", "properties", "minLength", "minItems",
                      "minProperties", "minContains", "propertyNames", "unevaluatedProperties",
                      "unevaluatedItems", "additionalItems", "patternProperties",
-                     "dependentRequired", "dependentSchemas", "if", "then", "else"})
+                     "dependentRequired", "dependentSchemas", "if", "then", "else", "dependencies"})
 
 
 _TYPE_ONLY = {"type"}
@@ -52,6 +52,12 @@ def tidy(node, notation):
             del node[bound]
             if flag and plain in node:
                 node[bound] = node.pop(plain)
+    deps = node.get("dependencies")
+    if isinstance(deps, dict) and deps and all(isinstance(v, list) for v in deps.values()) \
+            and "dependentRequired" not in node:
+        # draft-07's array form is 2020-12's dependentRequired
+        notation.add("dependencies")
+        node["dependentRequired"] = node.pop("dependencies")
     if _integers(node.get("type")):
         _integer_bounds(node, notation)
     if "anyOf" in node or "allOf" in node:

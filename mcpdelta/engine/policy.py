@@ -74,15 +74,22 @@ class Policy:
         return "fail" if any(self.fails(c) for c in changes) else "pass"
 
 
+# opens the witness note of a schema change the engine called BREAKING that no
+# witness nor named reason bore out (reported POTENTIALLY_BREAKING)
+UNPROVEN = "unproven: "
+
+
 def summary(changes) -> dict:
     counts = {s: 0 for s in SEVERITIES}
-    suppressed = 0
+    suppressed = unproven = 0
     for change in changes:
         if change.suppressed:
             suppressed += 1
         else:
             counts[change.severity] += 1
+            unproven += bool(change.witness_note and change.witness_note.startswith(UNPROVEN))
     counts["suppressed"] = suppressed
+    counts["unproven"] = unproven
     return counts
 
 

@@ -308,3 +308,18 @@ def lost(old, new):
         return difference(old, new)
     except (_Unknown, RecursionError, MemoryError):
         return None
+
+
+def matches(pattern, text):
+    """Does ``pattern`` match somewhere in ``text``? None: cannot say (the
+    pattern is of a kind this module does not read, or ``text`` is long)."""
+    if not isinstance(text, str) or len(text) > 4 * MAX_PATTERN:
+        return None
+    try:
+        parts = _language(pattern)
+        states = _begin(parts)
+        for char in text:
+            states = _advance(parts, states, ord(char))
+        return _accepts(parts, states)
+    except (_Unknown, RecursionError, MemoryError):
+        return None

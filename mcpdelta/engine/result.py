@@ -14,11 +14,17 @@ class DiffResult:
         self.old, self.new = old, new
         self.old_source, self.new_source = old_source, new_source
         self.policy = policy or Policy()
-        self.changes = self.policy.apply(diff(old, new))
+        self.changes = diff(old, new)
+        self.settle()
+
+    def settle(self) -> None:
+        """Effective severities, summary, grade and verdict from the changes'
+        default severities (again, once proofs have moved one)."""
+        self.policy.apply(self.changes)
         self.summary = summary(self.changes)
         # a contract that moved with no change to show still grades a patch;
         # only worth asking when nothing else decides
-        self.grade = grade(self.changes, movement=not self.changes and moved(old, new))
+        self.grade = grade(self.changes, movement=not self.changes and moved(self.old, self.new))
         self.verdict = self.policy.verdict(self.changes)
 
     @property

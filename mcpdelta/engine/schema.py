@@ -8,10 +8,11 @@ caught by the completeness net (``net.py``) and reported as
 ``*.schema.changed``.
 """
 
+from mcpdelta.engine import values
 from mcpdelta.engine.change import Change, pointer
 from mcpdelta.engine.equality import canonical, same
-from mcpdelta.engine.handlers import HANDLERS, partners
-from mcpdelta.engine.keywords import ACTS_ON, ANNOTATIONS
+from mcpdelta.engine.handlers import HANDLED, HANDLERS, partners
+from mcpdelta.engine.keywords import ACTS_ON, ANNOTATIONS, keyword_at
 from mcpdelta.engine.meaning import of_types, takes, type_set
 from mcpdelta.engine.net import MISSING, differences
 from mcpdelta.engine.normalise import marker_target, normalise_schema
@@ -22,19 +23,27 @@ def diff_schema(side: str, entity: str, base: str, old, new) -> list:
     old_n, old_notation = normalise_schema(old)
     new_n, new_notation = normalise_schema(new)
     walk = _Walk(side, entity, base, old_n, new_n)
-    if old_notation != new_notation:
-        walk.emit("dialect.changed", (), _notation(old_notation), _notation(new_notation),
-                  detail=f"{_forms(old_notation)} -> {_forms(new_notation)}", claim=False)
+    old_dialect, new_dialect = _dialect(old_notation), _dialect(new_notation)
+    if old_dialect != new_dialect:
+        # the declared dialect moved; any other respelling (a $ref inlined,
+        # definitions renamed $defs) is no change at all: the same values validate
+        walk.emit("dialect.changed", (), {"$schema": old_dialect}, {"$schema": new_dialect},
+                  detail=f"{old_dialect or 'none declared'} -> {new_dialect or 'none declared'}",
+                  claim=False)
     walk.compare(old_n, new_n, ())
     return walk.changes
 
 
-def _notation(forms):
-    return {"notation": list(forms)}
+def _dialect(forms):
+    """The ``$schema`` a schema declares (its normaliser's record), or None."""
+    return next((f[len("$schema="):] for f in forms if f.startswith("$schema=")), None)
 
 
-def _forms(forms) -> str:
-    return ", ".join(forms) or "plain"
+def _vendor(parts) -> bool:
+    """Is this place inside an ``x-`` vendor keyword (one the walk does not
+    model)? Such a keyword validates nothing: no validator reads it."""
+    keyword = keyword_at(parts)
+    return isinstance(keyword, str) and keyword.startswith("x-") and keyword not in HANDLED
 
 
 def label(rel) -> str:
@@ -87,11 +96,17 @@ class _Walk:
         self.kept = []
         self.dirty = _dirty_markers(old_root, new_root) if old_root is not new_root else ()
 
-    def emit(self, suffix, rel, old, new, detail="", severity=None, claim=True):
+    def emit(self, suffix, rel, old, new, detail="", severity=None, claim=True, holder=False):
+        """One change at ``rel``; ``holder``: the message names the schema
+        holding the keyword at ``rel`` (the object ``additionalProperties``
+        closes), not the values under it."""
+        where = label(rel[:-1] + ("",)) if holder else label(rel)
+        if where == "the root":
+            where = "the arguments object" if self.prefix == "tool.input." else "the result object"
         self.changes.append(Change(
             self.prefix + suffix, self.entity, self.base + pointer(*rel),
             None if old is MISSING else old, None if new is MISSING else new,
-            severity=severity, where=label(rel), detail=detail,
+            severity=severity, where=where, detail=detail,
         ))
         if claim:
             self.claims.append(rel)
@@ -102,7 +117,7 @@ class _Walk:
         self.node(old, new, rel)
         claims = self.claims[first:]
         for parts, a, b in list(differences(old, new, rel)):
-            if not any(parts[: len(c)] == c for c in claims):
+            if not any(parts[: len(c)] == c for c in claims) and not _vendor(parts):
                 self.emit("schema.changed", parts, a, b)
 
     def node(self, old, new, rel):
@@ -132,6 +147,7 @@ class _Walk:
             old = {k: v for k, v in old.items() if k not in idle}
             new = {k: v for k, v in new.items() if k not in idle}
         self.path.append((old, new))
+        first = len(self.changes)
         try:
             keys = old.keys() | new.keys()
             for handler, handled in HANDLERS:
@@ -139,6 +155,74 @@ class _Walk:
                     handler(self, old, new, rel)
         finally:
             self.path.pop()
+        self._by_values(old, new, rel, first)
+
+    def _by_values(self, old, new, rel, first):
+        """A scalar place is decided by the values each side accepts
+        (``values.relation``): the keyword handlers' changes there are kept
+        only where the sets bear them out, a difference they missed is
+        added, and each change that claims a lost (input) or gained (output)
+        value carries one (``probe``). Undecided places keep the handlers'
+        reading."""
+        moved = sorted(k for k in values.KEYWORDS if not same(old.get(k, MISSING), new.get(k, MISSING)))
+        if not moved:
+            return
+        verdict, lost, gained = values.relation(old, new)
+        if verdict is None:
+            return
+        places = {self.base + pointer(*(rel + (k,))) for k in values.KEYWORDS}
+        mine = [c for c in self.changes[first:] if c.path in places]
+        others = [c for c in self.changes[first:] if c.path not in places]
+        keep = []
+        for change in mine:
+            kind = _DIRECTION.get(change.rule[len(self.prefix):])
+            if kind is None:
+                keep.append(change)  # an annotation's change: no claim on values
+            elif verdict == "same":
+                continue
+            elif kind == "changed":
+                if verdict == "both":
+                    keep.append(change)
+                else:
+                    keep.append(self._respelled(change, verdict))
+            elif (kind == "narrower" and lost is not None) or (kind == "wider" and gained is not None):
+                keep.append(change)
+        shown = {_DIRECTION.get(c.rule[len(self.prefix):]) for c in keep}
+        listed = "enum" in old or "const" in old, "enum" in new or "const" in new
+        both_listed = all(listed)
+        part = {k: old[k] for k in sorted(old) if k in values.KEYWORDS}, \
+            {k: new[k] for k in sorted(new) if k in values.KEYWORDS}
+        detail = ", ".join(moved)
+        if lost is not None and not shown & {"narrower", "changed"}:
+            keep.append(self._change("enum.narrowed" if both_listed else "constraint.tightened",
+                                     rel + (moved[0],), *part, detail))
+        if gained is not None and not shown & {"wider", "changed"}:
+            keep.append(self._change("enum.widened" if both_listed else "constraint.loosened",
+                                     rel + (moved[0],), *part, detail))
+        probe = lost if self.prefix == "tool.input." else gained
+        for change in keep:
+            if _DIRECTION.get(change.rule[len(self.prefix):]) is not None:
+                change.probe = probe
+        self.changes[first:] = others + keep
+        self.claims += [rel + (k,) for k in values.KEYWORDS]
+
+    def _change(self, suffix, rel, old, new, detail):
+        if suffix.startswith("enum."):
+            detail = canonical(new.get("enum", new.get("const")) if suffix == "enum.widened"
+                               else old.get("enum", old.get("const")))
+        return Change(self.prefix + suffix, self.entity, self.base + pointer(*rel), old, new,
+                      where=label(rel), detail=detail)
+
+    def _respelled(self, change, verdict):
+        """A "changed" claim where the sets moved one way only, named so."""
+        suffix = change.rule[len(self.prefix):]
+        family = suffix.split(".")[0]
+        name = {("type", "wider"): "type.widened", ("type", "narrower"): "type.narrowed",
+                ("constraint", "wider"): "constraint.loosened",
+                ("constraint", "narrower"): "constraint.tightened"}[(family, verdict)]
+        rel = relative_to(change.path, self.base)
+        return Change(self.prefix + name, self.entity, change.path, change.old, change.new,
+                      where=label(rel), detail=rel[-1] if rel else "")
 
     def equivalent(self, old, new) -> bool:
         """``equivalent`` within this diff's bound on such checks."""
@@ -245,6 +329,20 @@ def _dirty_markers(old_root, new_root) -> tuple:
                 escaped = name.replace("~", "~0").replace("/", "~1")
                 found.append(canonical("#/$defs/" + escaped))
     return tuple(found)
+
+
+# Value rules by the direction they claim the accepted values moved.
+_DIRECTION = {
+    "type.narrowed": "narrower", "enum.narrowed": "narrower", "constraint.tightened": "narrower",
+    "type.widened": "wider", "enum.widened": "wider", "constraint.loosened": "wider",
+    "type.changed": "changed", "constraint.changed": "changed",
+}
+
+
+def relative_to(path, base) -> tuple:
+    """The unescaped parts of ``path`` below ``base``."""
+    tail = path[len(base):]
+    return tuple(p.replace("~1", "/").replace("~0", "~") for p in tail.split("/")[1:]) if tail else ()
 
 
 # Rules that say nothing about which values validate.

@@ -37,11 +37,24 @@ def headline(result) -> str:
         return "no changes" if result.grade == "none" else "no classified changes, but the contract digest moved"
     if suppressed == total:
         return f"all {total} changes suppressed" if total > 1 else "the only change is suppressed"
-    parts = [f"{n} {s}" for s, n in result.summary.items() if s != "suppressed" and n]
-    text = f"{total - suppressed} change{'s' if total - suppressed != 1 else ''} ({', '.join(parts)})"
+    parts = severity_counts(result.summary)
+    text = f"{total - suppressed} change{'s' if total - suppressed != 1 else ''} ({parts})"
     if suppressed:
         text += f", {suppressed} suppressed"
     return text + gate_counts(result)
+
+
+def severity_counts(summary) -> str:
+    """``5 BREAKING, 3 POTENTIALLY_BREAKING (2 unproven)``: the unsuppressed
+    changes by severity; unproven ones are BREAKING claims no proof bore out."""
+    from mcpdelta.engine.catalog import POTENTIALLY_BREAKING, SEVERITIES
+
+    parts = []
+    for severity in SEVERITIES:
+        if summary.get(severity):
+            unproven = summary.get("unproven", 0) if severity == POTENTIALLY_BREAKING else 0
+            parts.append(f"{summary[severity]} {severity}" + (f" ({unproven} unproven)" if unproven else ""))
+    return ", ".join(parts)
 
 
 def gate_counts(result) -> str:

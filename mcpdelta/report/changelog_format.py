@@ -7,7 +7,7 @@ changes counted, not listed."""
 
 from mcpdelta.engine.catalog import SEVERITIES
 from mcpdelta.gate import of, security_notes
-from mcpdelta.report import gate_counts
+from mcpdelta.report import gate_counts, severity_counts
 from mcpdelta.report.markdown_format import code, text
 from mcpdelta.report.safe import no_command_lines
 from mcpdelta.report.view import approval_text, compact, kind_of, message, natural_key, plural
@@ -98,7 +98,7 @@ def _severity_block(result, changes) -> list:
 def render(result, **_) -> str:
     live = [c for c in result.changes if not c.suppressed]
     suppressed = len(result.changes) - len(live)
-    counts = ", ".join(f"{n} {s}" for s, n in result.summary.items() if s != "suppressed" and n)
+    counts = severity_counts(result.summary)
     out = [f"## {title(result)}", ""]
     out.append(f"Grade **{result.grade}**: " + (f"{len(live)} change{'s' if len(live) != 1 else ''} "
                                                  f"({counts}){gate_counts(result)}." if live else "no changes."))

@@ -306,8 +306,7 @@ def diff_batch(lake_root, pairs, policy, engine, policy_id, batch_id) -> dict:
 def _diff_pairs(lake, contracts, pairs, policy, engine, policy_id, batch_id) -> dict:
     from mcpdelta.engine.result import DiffResult
 
-    if policy.witness != "never":
-        from mcpdelta.witness import attach_witnesses  # evidence only
+    from mcpdelta.witness import attach_witnesses  # the proof of every BREAKING schema claim
 
     # rows as tuples in the tables' column order (mcpdelta/lake/tables.py):
     # the pair's columns (PAIR_COLUMNS), then the change's or the ledger's
@@ -326,8 +325,7 @@ def _diff_pairs(lake, contracts, pairs, policy, engine, policy_id, batch_id) -> 
             ledger.append(base + (0, 0, None, 0, str(exc), _now()))
             errors += 1
             continue
-        if policy.witness != "never":
-            attach_witnesses(result, min_severity=policy.witness)
+        attach_witnesses(result, min_severity=policy.witness)  # "never": the proofs alone
         for change in result.changes:
             # the fields of Change.as_json(), without its sorted copies of
             # old and new: the sorted-key encoder sorts them anyway

@@ -1,4 +1,4 @@
-"""Witnesses for the changes of one diff: orchestration.
+"""Witnesses for the changes of one diff: proof of every BREAKING schema claim.
 
 For an input change the witness is an arguments object the old
 ``inputSchema`` accepts and the new one rejects (``kind: "rejected"``); for
@@ -6,27 +6,33 @@ an output change, a result the new ``outputSchema`` accepts and the old one
 rejects (``kind: "accepted"``). The value is always a whole arguments /
 result object, confirmed by ``jsonschema-rs`` on the raw schemas, and
 attributable to the change: the rejecting side's errors include one from the
-changed keyword at the changed place. Construction first, on the smallest
-object both schemas accept, then on fuller bases (a group of candidates is
-given up once one is rejected for an error none of the others changes); a
-seeded search only as the last resort, within the diff's search budget; the
-winner is shrunk unless construction built it minimal. Work is bounded by
-budgets counted in candidates (``Budget``), never in time, so a diff gives
-the same witnesses on any machine under any load; results are remembered
-per (rule, place, old and new schema) with the work they took, so the same
-change in another tool, pair or server costs a lookup and is charged the
-same. Severities are never read back from witnesses.
+changed keyword at the changed place, and the rejecting side with this
+change alone undone accepts it. Construction first, on the smallest object
+both schemas accept, then on fuller bases (a group of candidates is given up
+once one is rejected for an error none of the others changes); a seeded
+search only as the last resort; the winner is shrunk unless construction
+built it minimal. Each change's work is bounded by its own budget counted in
+candidates (``Budget``), never in time, so a change gets the same witness on
+any machine, under any load, whatever else its diff holds; results are
+remembered per (rule, place, old and new schema), so the same change in
+another tool, pair or server costs a lookup.
+
+A schema change the engine calls BREAKING keeps that severity only with a
+witness or a named reason (``evidence.NAMED_REASONS``); with neither it is
+reported POTENTIALLY_BREAKING (or the rule's own lower severity), its note
+opening "unproven: ".
 """
 
 import copy
 import time
 
-from mcpdelta.engine.catalog import RANK, RULES
+from mcpdelta.engine.catalog import BREAKING, POTENTIALLY_BREAKING, RANK, RULES
 from mcpdelta.engine.change import short
 from mcpdelta.engine.equality import canonical
 from mcpdelta.engine.keywords import keyword_at
 from mcpdelta.witness.evidence import UNEXPLAINED, evidence
 from mcpdelta.engine.normalise import normalise_schema
+from mcpdelta.engine.policy import UNPROVEN
 
 # construct / search / instance / validate import the validator (jsonschema-rs):
 # they load inside witness_for, only when a schema change really needs a witness.
@@ -42,6 +48,7 @@ BY_NATURE = {
                       "not which values validate",
 }
 SIDE_KEY = {"input": "inputSchema", "output": "outputSchema"}
+SCHEMA_RULES = ("tool.input.", "tool.output.")
 LOOSE_TAIL = 24  # candidates still tried for a clean witness once a loose one is found
 
 
@@ -51,43 +58,28 @@ class _Stats(dict):
 
 
 class Budget:
-    """Work budgets for one diff's witness work, counted in candidates checked
-    (each one bounded: linear-time regexes, sizes capped): per change, per
-    diff, and for the search (the last resort) across the diff. Counted, not
-    timed: which witnesses a diff finds never depends on the machine."""
+    """One change's work budget, counted in candidates checked (each one
+    bounded: linear-time regexes, sizes capped): ``change`` in all, ``search``
+    of them in the seeded search (the last resort). Every change has its own:
+    whether a change is proven never depends on what else its diff holds, nor
+    on the machine."""
 
-    def __init__(self, change=None, diff=None, search=None):
-        self.change, self.diff, self.search = change, diff, search
-        self.used = 0       # candidates this diff has checked
-        self.searched = 0   # of them, in the search
-
-    def diff_spent(self) -> bool:
-        return self.diff is not None and self.used >= self.diff
-
-    def change_limit(self):
-        """Candidates the next change may check (None: no bound)."""
-        limits = [n for n in (self.change, None if self.diff is None else self.diff - self.used) if n is not None]
-        return max(0, min(limits)) if limits else None
-
-    def search_left(self):
-        return None if self.search is None else self.search - self.searched
+    def __init__(self, change=None, search=None):
+        self.change, self.search = change, search
+        self.used = 0  # candidates the changes worked with it took (a count, for the curious)
 
     def fits(self, used, searched) -> bool:
         """Would work that took ``used`` candidates (``searched`` of them in
-        the search) run to its end within what is left?"""
-        limit, left = self.change_limit(), self.search_left()
-        return (limit is None or used <= limit) and (left is None or searched <= left)
-
-    def charge(self, used, searched) -> None:
-        self.used += used
-        self.searched += searched
+        the search) run to its end within this budget?"""
+        return (self.change is None or used <= self.change) and (
+            self.search is None or searched <= self.search)
 
 
 class _Meter:
-    """One change's count of candidates against its share of the budget."""
+    """One change's count of candidates against its budget."""
 
     def __init__(self, budget):
-        self.budget, self.limit, self.search_limit = budget, budget.change_limit(), budget.search_left()
+        self.budget, self.limit, self.search_limit = budget, budget.change, budget.search
         self.used = self.searched = 0
         self.spent = []  # which budget stopped the work: "change" or "search"
 
@@ -109,29 +101,43 @@ class _Meter:
         return False
 
 
+def needs_proof(change) -> bool:
+    """A schema change the engine calls BREAKING: it stays BREAKING only with
+    a witness or a named reason."""
+    return change.default_severity == BREAKING and change.rule.startswith(SCHEMA_RULES)
+
+
 def attach_witnesses(result, min_severity="BREAKING", max_candidates=200, max_constructive=300,
                      max_shrink=300, max_size=10_000, change_budget=600, include_suppressed=False,
-                     diff_budget=6000, search_budget=400) -> dict:
-    """Set ``witness`` / ``witness_note`` on every change of ``result`` at or
-    above ``min_severity`` (effective severity). Changes below it, and
-    suppressed ones unless ``include_suppressed``, are left untouched (both
-    None: not attempted). ``change_budget`` bounds one change,
-    ``diff_budget`` the whole diff and ``search_budget`` the random search
-    across it (candidates checked; None: unbounded). Returns counts:
-    witnessed, accepted_but_ignored, none_by_nature, not_found, cut_short,
-    skipped, and the seconds spent."""
-    if min_severity not in RANK:
+                     search_budget=400) -> dict:
+    """Prove every schema change the engine calls BREAKING, and set
+    ``witness`` / ``witness_note`` on every other change of ``result`` at or
+    above ``min_severity`` (effective severity; ``never``: proofs only).
+    Changes below it, and suppressed ones unless ``include_suppressed``, are
+    left untouched (both None: not attempted).
+
+    A BREAKING schema change with neither a witness nor a named reason is not
+    BREAKING: it becomes POTENTIALLY_BREAKING, its note "unproven: why", and
+    the result's summary, grade and verdict are worked out again.
+    ``change_budget`` bounds each change's work and ``search_budget`` its
+    random search (candidates checked; None: unbounded): every change has
+    its own, so a change's proof never depends on what else the diff holds.
+    Returns counts: witnessed, accepted_but_ignored, none_by_nature,
+    not_found, cut_short, skipped, unproven, and the seconds spent."""
+    if min_severity not in RANK and min_severity != "never":
         raise ValueError(f"unknown severity {min_severity!r}")
     started = time.perf_counter()
-    budget = Budget(change_budget, diff_budget, search_budget)
+    budget = Budget(change_budget, search_budget)
     stats = _Stats(witnessed=0, accepted_but_ignored=0, none_by_nature=0, not_found=0,
-                   cut_short=0, skipped=0)
+                   cut_short=0, skipped=0, unproven=0)
     renames = {c.new: c.old for c in result.changes if c.rule == "tool.renamed"}
     tools = (_tools(result.old), _tools(result.new))  # looked up once, not once per change
     texts = {}  # a tool schema's canonical text, once per diff however many changes it has
+    proofs = []
     for change in result.changes:
-        if RANK.get(change.severity, 0) < RANK[min_severity] or (
-                change.suppressed and not include_suppressed):
+        proof = needs_proof(change)
+        if not proof and (min_severity == "never" or RANK.get(change.severity, 0) < RANK[min_severity]
+                          or (change.suppressed and not include_suppressed)):
             stats.bump("skipped")
             continue
         witness, note = witness_for(change, result.old, result.new, renames=renames,
@@ -139,6 +145,8 @@ def attach_witnesses(result, min_severity="BREAKING", max_candidates=200, max_co
                                     max_constructive=max_constructive, max_shrink=max_shrink,
                                     max_size=max_size, budget=budget, tools=tools, texts=texts)
         change.witness, change.witness_note = witness, note
+        if proof:
+            proofs.append(change)
         if witness is not None:
             stats.bump("witnessed")
         elif note.startswith("accepted but ignored"):
@@ -150,6 +158,16 @@ def attach_witnesses(result, min_severity="BREAKING", max_candidates=200, max_co
         else:
             stats.bump("not_found")
     _borrowed(result.changes, stats)
+    unproven = [c for c in proofs if evidence(c.witness, c.witness_note) == UNEXPLAINED]
+    for change in unproven:
+        # no lower than the catalog's own severity for the rule: a claim the
+        # engine raised above it (a property added to a closed output object)
+        # and could not prove falls back to what the rule says alone
+        change.default_severity = min(POTENTIALLY_BREAKING, RULES[change.rule].severity, key=RANK.get)
+        change.witness_note = UNPROVEN + change.witness_note
+    stats["unproven"] = len(unproven)
+    if unproven:
+        result.settle()
     stats["seconds"] = round(time.perf_counter() - started, 6)
     return dict(stats)
 
@@ -214,7 +232,7 @@ def witness_for(change, old_manifest, new_manifest, renames=None, max_candidates
     the caller keeps for one diff, where schemas' canonical texts are
     remembered)."""
     if budget is None:
-        budget = Budget(change_budget, None, None)
+        budget = Budget(change_budget, None)
     rule = change.rule
     if not (rule.startswith("tool.input.") or rule.startswith("tool.output.")):
         return None, ("not a schema change: validation witnesses exist only for "
@@ -247,24 +265,19 @@ def witness_for(change, old_manifest, new_manifest, renames=None, max_candidates
         reason = _unvalidated(rel)
         if reason is not None:
             return None, reason
-    if budget.diff_spent():  # only here: a change without a witness by nature says so still
-        return None, (f"no witness: cut short, the diff's witness budget of {budget.diff} "
-                      "candidates was spent before this change")
     # everything the work reads: the change's own values too (they seed the
     # candidates), since one place can hold two changes of one rule
     key = (rule, rel, _text(old_raw, texts), _text(new_raw, texts), canonical(change.old),
            canonical(change.new), max_candidates, max_constructive, max_shrink, max_size)
     found = _MEMO.get(key)
     if found is not None and budget.fits(*found[2:]):
-        # charged what working it out took, so the rest of the diff sees the
-        # same budget as in a process that never saw this change before
-        witness, note, used, searched = found
-        budget.charge(used, searched)
+        witness, note = found[:2]
+        budget.used += found[2]
         return copy.deepcopy(witness), note
     meter = _Meter(budget)
     witness, note = _work(change, rule, side, suffix, key[0:4], old_raw, new_raw,
                           max_candidates, max_constructive, max_shrink, max_size, meter)
-    budget.charge(meter.used, meter.searched)
+    budget.used += meter.used
     if not meter.spent:  # a result a budget cut short depends on what was left: never kept
         if len(_MEMO) >= _MEMO_MAX:
             _MEMO.clear()
@@ -330,6 +343,7 @@ def _work(change, rule, side, suffix, rule_rel, old_raw, new_raw, max_candidates
     rel, old_text, new_text = rule_rel[1], rule_rel[2], rule_rel[3]
     key = SIDE_KEY[side]
     from mcpdelta.witness import construct, search, validate
+    from mcpdelta.witness.undo import undone
     from mcpdelta.witness.instance import longest_string, size
     from mcpdelta.witness.validate import (
         FANCY_TEXT,
@@ -355,6 +369,19 @@ def _work(change, rule, side, suffix, rule_rel, old_raw, new_raw, max_candidates
         r_norm_judge = own_judge(r_n)
     except SchemaUnusable:
         r_norm_judge = None
+    # a witness shows this change when the change is needed to reject it (the
+    # rejecting side with this change alone taken back accepts it) or enough
+    # (the accepting side with this change alone made rejects it); a value
+    # neither holds for shows another change
+    by_values = change.probe is not None
+    branch = isinstance(change.old, dict) or isinstance(change.new, dict)
+    try:
+        back = undone(r_n, a_n, rel, suffix, by_values, branch)
+        made = undone(a_n, r_n, rel, suffix, by_values, branch)
+        back_judge = None if back is None else own_judge(back)
+        made_judge = None if made is None else own_judge(made)
+    except SchemaUnusable:
+        back_judge = made_judge = None
     clock = meter.tick  # before each candidate: True once the change's budget is spent
 
     # backtracking patterns are never run on long texts (jsonschema-rs too)
@@ -382,6 +409,11 @@ def _work(change, rule, side, suffix, rule_rel, old_raw, new_raw, max_candidates
             if branch is not None and not branch.accepts(construct.get(value, loc.hops)
                                                          if loc.hops else value):
                 return 0
+            shown = None
+            if back_judge is not None and made_judge is not None:
+                shown = back_judge.accepts(value) or not made_judge.accepts(value)
+                if not shown:
+                    return 0  # it shows another change
         except (SchemaUnusable, ValueError, TypeError, RecursionError):
             return 0
         if r_norm_judge is None:
@@ -392,7 +424,9 @@ def _work(change, rule, side, suffix, rule_rel, old_raw, new_raw, max_candidates
             return 2
         if top and all(attributed(p) for p in top):
             return 2
-        return 1 if any(attributed(p) for p in every) else 0
+        # shown by taking the change back or making it alone, whatever keyword
+        # the errors name (a closed object's, for a property it now requires)
+        return 1 if shown or any(attributed(p) for p in every) else 0
 
     # error paths name a number-like key ("007") by the integer it reads as;
     # a place whose name a sibling's shares that way ("7") is never credited
@@ -435,13 +469,14 @@ def _work(change, rule, side, suffix, rule_rel, old_raw, new_raw, max_candidates
             shrink_it = True
             if found is not None or loose is not None or ignored is not None:
                 break
-            base_list = construct.bases(a_n, r_n, _safe(a_judge), _safe(r_judge))
+            base_list = construct.bases(a_n, r_n, _safe(a_judge), _safe(r_judge), a_judge.top_errors)
         after_loose = tried + LOOSE_TAIL
         seen, left = set(), max_constructive
         for base in base_list:
             dead, probed = set(), set()  # groups of this base given up, and looked into
             for group, candidate in construct.candidates(loc, suffix, base, left, seen=seen,
-                                                          hints=(change.old, change.new), dead=dead):
+                                                          hints=(change.old, change.new), dead=dead,
+                                                          probe=change.probe):
                 if clock():
                     return None, _cut_short(meter, tried, 0)
                 tried += 1
@@ -504,10 +539,10 @@ def _work(change, rule, side, suffix, rule_rel, old_raw, new_raw, max_candidates
                           "unknown key, so old calls that send it validate and the value is "
                           "silently dropped; no validation witness exists")
         if suffix == "property.removed" and side == "output":
-            return None, (f"none by nature: results without {name!r} validate under both schemas "
-                          "and the new schema gives it no other shape; consumers that read it "
-                          "find it missing")
-        if RULES[rule].severity == "NON_BREAKING":
+            return None, (f"no witness: every result the new schema accepts, the old one "
+                          f"accepted ({name!r} was optional); consumers that read it now find it "
+                          "missing")
+        if change.default_severity == "NON_BREAKING":
             direction = ("every arguments object the old schema accepts, the new one accepts"
                          if side == "input" else
                          "every result the new schema accepts, the old one accepted")
@@ -527,9 +562,7 @@ def _work(change, rule, side, suffix, rule_rel, old_raw, new_raw, max_candidates
 def _cut_short(meter, tried, searched, search=False) -> str:
     budget = meter.budget
     if search:
-        what = f"the diff's search budget of {budget.search} candidates"
-    elif budget.change is None or (budget.diff is not None and meter.limit < budget.change):
-        what = f"the diff's witness budget of {budget.diff} candidates"
+        what = f"the per-change search budget of {budget.search} candidates"
     else:
         what = f"the per-change budget of {budget.change} candidates"
     return (f"no witness: cut short, {what} was spent ({tried} constructed and {searched} "

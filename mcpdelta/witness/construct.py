@@ -472,10 +472,11 @@ def values(loc, current, suffix, depth=0, hints=()):
     return out
 
 
-def bases(a_root, r_root, a_judge, r_judge):
+def bases(a_root, r_root, a_judge, r_judge, a_errors=None):
     """Base instances: valid under both schemas first (so only the change
     can cause a rejection), then minimal and fuller instances of the
-    accepting schema."""
+    accepting schema (``a_errors``: the accepting side's errors for a value,
+    to complete an example none of whose kind passes)."""
     out = []
     if "object" in inst.types_of(a_root)[:1] or a_root in (None, {}, True):
         out.append({})  # MCP arguments and structured results are objects
@@ -485,7 +486,68 @@ def bases(a_root, r_root, a_judge, r_judge):
             out.append(value)
     out = [v for v in out if a_judge(v)]
     out += [v for v in examples(a_root, 0, 4) if a_judge(v)]
+    if not out and a_errors is not None and isinstance(a_root, dict):
+        # no example passes: fill in what the accepting side says is missing
+        # (a property an if/then or dependentRequired requires, which the
+        # examples, built from properties and required, know nothing of)
+        for value in dedupe([{}] + examples(a_root, 0, 2)):
+            for start in [value] + _with_branch_required(value, a_root):
+                fixed = _completed(start, a_root, a_errors)
+                if fixed is not None and a_judge(fixed):
+                    out.append(fixed)
+                    break
     return dedupe(out)[:4] or [None]
+
+
+MAX_FILLS = 4  # rounds of missing properties filled into one example
+
+
+def _with_branch_required(value, root):
+    """``value`` with the properties one branch of the root's ``oneOf`` /
+    ``anyOf`` requires, one variant per branch (``oneOf [{required: [a]},
+    {required: [b]}]``: a call names one of them)."""
+    if not isinstance(value, dict):
+        return []
+    flat = flatten(root)
+    out = []
+    for key in ("oneOf", "anyOf"):
+        for branch in root.get(key, []) if isinstance(root.get(key), list) else []:
+            names = branch.get("required") if isinstance(branch, dict) else None
+            if isinstance(names, list) and names and all(isinstance(n, str) for n in names):
+                filled = dict(value)
+                for name in names:
+                    if name not in filled:
+                        found = examples(governing(flat, name), 1, 1) if isinstance(flat, dict) else []
+                        filled[name] = found[0] if found else ""
+                out.append(filled)
+    return out[:8]
+
+
+def _completed(value, root, errors_of):
+    """``value`` (an object) with each root property the validator calls
+    missing set to an example of its schema, a few rounds; None when other
+    errors remain or nothing could be filled."""
+    if not isinstance(value, dict):
+        return None
+    flat = flatten(root)
+    for _ in range(MAX_FILLS):
+        try:
+            errors = errors_of(value)
+        except Exception:
+            return None
+        if not errors:
+            return value
+        missing = [getattr(e.kind, "property", None) for e in errors
+                   if type(e.kind).__name__ == "Required" and not list(e.instance_path)]
+        if not missing or len(missing) != len(errors):
+            return None
+        value = dict(value)
+        for name in missing:
+            if not isinstance(name, str) or name in value:
+                return None
+            found = examples(governing(flat, name), 1, 1) if isinstance(flat, dict) else []
+            value[name] = found[0] if found else ""
+    return None
 
 
 def quick_bases(a_root, r_root, a_judge, r_judge):
@@ -512,7 +574,7 @@ _HOLDS = {**{k: dict for k in ("properties", "required", "additionalProperties",
                                "contains", "minContains", "maxContains")}}
 
 
-def candidates(loc, suffix, base, limit, hints=(), seen=None, dead=()):
+def candidates(loc, suffix, base, limit, hints=(), seen=None, dead=(), probe=None):
     """Whole-instance candidates built on ``base``, as (group, candidate), in
     a stable order, at most ``limit``, none twice (``seen``: the canonical
     texts already given, shared by the caller across bases).
@@ -524,11 +586,15 @@ def candidates(loc, suffix, base, limit, hints=(), seen=None, dead=()):
     for a property rule its candidates (group 1) hold that value's other
     properties and the base's own (group 0) hold none. A group the caller
     puts in ``dead`` (a set it keeps) yields nothing more, and once every
-    group is dead the candidates end."""
+    group is dead the candidates end. ``probe``: ``(value,)``, a value at
+    the place the engine found in one side's set and not the other's, tried
+    first."""
     seen = set() if seen is None else seen
     count = 0
     current = get(base, loc.hops) if loc.hops else base
     proposals = [(0, v) for v in values(loc, current, suffix, hints=hints)]
+    if probe is not None and not _of_property(loc, suffix):
+        proposals.insert(0, (0, probe[0]))
     if current is None and loc.hops:
         # of the kind the changed keyword acts on (an Optional's object, not its null)
         full = examples(loc.a_loc, 1)

@@ -72,10 +72,10 @@ def test_json_output_follows_the_contract(mcpdelta):
         "advisory": [],
     }]
     assert doc["summary"] == {"BREAKING": 3, "POTENTIALLY_BREAKING": 0, "NON_BREAKING": 0,
-                              "DOCUMENTATION": 1, "suppressed": 0}
+                              "DOCUMENTATION": 1, "suppressed": 0, "unproven": 0}
 
 
-def test_witnesses_prove_breaks_and_can_be_turned_off(mcpdelta):
+def test_witnesses_prove_breaks_and_below_breaks_can_be_turned_off(mcpdelta):
     doc = json.loads(mcpdelta("diff", *BREAKING_PAIR, "--format", "json").stdout)
     bound = [c for c in doc["changes"] if c["rule"] == "tool.input.constraint.tightened"][0]
     # maximum 100 -> 50: the old schema accepts limit 51, the new one rejects it
@@ -84,7 +84,12 @@ def test_witnesses_prove_breaks_and_can_be_turned_off(mcpdelta):
     identity = [c for c in doc["changes"] if c["rule"] == "server.identity.changed"][0]
     assert identity["witness"] is None and identity["witness_note"] is None  # below the level
     off = json.loads(mcpdelta("diff", *BREAKING_PAIR, "--format", "json", "--witness", "never").stdout)
-    assert all(c["witness"] is None and c["witness_note"] is None for c in off["changes"])
+    # a BREAKING schema claim is proven whatever --witness says: the proofs alone remain
+    proofs = [(c["path"], c["witness"], c["witness_note"]) for c in off["changes"]
+              if c["witness"] is not None or c["witness_note"] is not None]
+    assert proofs and proofs == [(c["path"], c["witness"], c["witness_note"]) for c in doc["changes"]
+                                 if c["default_severity"] == "BREAKING" and c["rule"].startswith("tool.")
+                                 and (c["witness"] is not None or c["witness_note"] is not None)]
     assert [c["severity"] for c in off["changes"]] == [c["severity"] for c in doc["changes"]]
 
 
@@ -210,15 +215,20 @@ def test_a_value_no_digest_can_represent_is_one_line_exit_2_for_json(mcpdelta, t
 
 
 def test_a_digest_that_moves_with_nothing_to_classify_grades_patch(mcpdelta, tmp_path):
-    # $comment is notation the engine drops; the contract digest still moves
-    (tmp_path / "a.json").write_text('{"tools": [{"name": "t", "inputSchema": {"type": "object", "$comment": "a"}}]}')
-    (tmp_path / "b.json").write_text('{"tools": [{"name": "t", "inputSchema": {"type": "object", "$comment": "b"}}]}')
+    # a null field that was absent classifies as nothing; the contract digest still moves
+    (tmp_path / "a.json").write_text('{"tools": [{"name": "t", "inputSchema": {"type": "object"}, "icons": null}]}')
+    (tmp_path / "b.json").write_text('{"tools": [{"name": "t", "inputSchema": {"type": "object"}}]}')
     doc = json.loads(mcpdelta("diff", "a.json", "b.json", "--format", "json", cwd=tmp_path).stdout)
     assert doc["changes"] == [] and doc["grade"] == "patch" and doc["verdict"] == "pass"
     text = mcpdelta("diff", "a.json", "b.json", cwd=tmp_path).stdout
     assert text.startswith("no classified changes, but the contract digest moved; grade patch")
     same = json.loads(mcpdelta("diff", "a.json", "a.json", "--format", "json", cwd=tmp_path).stdout)
     assert same["grade"] == "none"
+    # a schema respelled ($comment is notation) accepts the same values: no movement at all
+    (tmp_path / "c.json").write_text('{"tools": [{"name": "t", "inputSchema": {"type": "object", "$comment": "a"}}]}')
+    (tmp_path / "d.json").write_text('{"tools": [{"name": "t", "inputSchema": {"type": "object", "$comment": "b"}}]}')
+    respelled = json.loads(mcpdelta("diff", "c.json", "d.json", "--format", "json", cwd=tmp_path).stdout)
+    assert respelled["changes"] == [] and respelled["grade"] == "none"
 
 
 

@@ -9,6 +9,9 @@ Each file in ``cases/`` is one pair, named after what it shows:
       - {rule: ..., severity: ..., path: ..., message: ...}
     exact: true             # optional: expect is the whole diff
     grade: none             # optional: the DiffResult's grade
+    proved: true            # optional: severities after the proofs (a BREAKING
+                            # schema claim with no witness nor named reason
+                            # becomes POTENTIALLY_BREAKING)
 
 Severities in ``expect`` are the engine's defaults (balanced profile, no
 config). ``path`` and ``message`` (a part of the message) are optional per
@@ -24,6 +27,7 @@ from mcpdelta.engine import diff
 from mcpdelta.engine.catalog import RULES
 from mcpdelta.engine.manifest import validate_manifest
 from mcpdelta.engine.result import DiffResult
+from mcpdelta.witness import attach_witnesses
 
 CASES = sorted((pathlib.Path(__file__).parent / "cases").glob("*.yaml"))
 
@@ -39,7 +43,12 @@ def test_case(path):
     assert case.get("shows"), f"{path.name}: say what the case shows"
     old = validate_manifest(case["old"], "old")
     new = validate_manifest(case["new"], "new")
-    changes = diff(old, new)
+    if case.get("proved"):
+        result = DiffResult(old, new)
+        attach_witnesses(result)
+        changes = result.changes
+    else:
+        changes = diff(old, new)
     got = [(c.rule, c.default_severity, c.path) for c in changes]
     for want in case["expect"]:
         assert want["rule"] in RULES, f"{path.name}: unknown rule {want['rule']}"
@@ -50,7 +59,10 @@ def test_case(path):
         wanted = sorted((w["rule"], w["severity"]) for w in case["expect"])
         assert sorted((g[0], g[1]) for g in got) == wanted, f"{path.name}: got {got}"
     if "grade" in case:
-        assert DiffResult(old, new).grade == case["grade"], f"{path.name}: grade"
+        result = DiffResult(old, new)
+        if case.get("proved"):
+            attach_witnesses(result)
+        assert result.grade == case["grade"], f"{path.name}: grade"
 
 
 def test_every_rule_has_a_case():

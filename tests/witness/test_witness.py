@@ -260,7 +260,8 @@ def test_size_bound():
     result, *_ = diff(obj({"text": {"type": "string", "maxLength": 500}}),
                       obj({"text": {"type": "string", "maxLength": 280}}), max_size=100)
     change = only(result, "tool.input.constraint.tightened")
-    assert change.witness is None and change.witness_note.startswith("no witness found")
+    assert change.witness is None and change.witness_note.startswith("unproven: no witness found")
+    assert change.severity == "POTENTIALLY_BREAKING"  # no proof within the bounds: no BREAKING claim
 
 
 def test_renamed_tool_uses_the_old_tool_schema():

@@ -40,7 +40,7 @@ def test_a_renamed_property_costs_a_candidate_or_two(wrap):
     for change in changes:
         assert separates(change, old_tool, new_tool)
         attach._MEMO.clear()  # the work itself, not a remembered result
-        budget = attach.Budget(DEFAULTS["change_budget"], DEFAULTS["diff_budget"], DEFAULTS["search_budget"])
+        budget = attach.Budget(DEFAULTS["change_budget"], DEFAULTS["search_budget"])
         witness, note = attach.witness_for(change, result.old, result.new, budget=budget)
         assert witness == change.witness and note is None
         assert budget.used <= 2, (change.rule, budget.used)

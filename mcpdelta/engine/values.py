@@ -1,0 +1,322 @@
+"""The values a scalar place accepts, compared as sets.
+
+A place whose keywords all act on scalars (``type`` among null, boolean,
+integer, number, string; ``enum``/``const``; numeric bounds in every draft's
+spelling and ``multipleOf``; string lengths and ``pattern``) is read whole:
+every keyword that bears on a type together, so an ``enum`` replaced by a
+range that holds it is a widening, ``integer`` and ``number`` with
+``multipleOf: 1`` are the same values, and a bound added beside an enum none
+of whose values it excludes changes nothing.
+
+``relation(old, new)`` says "same", "wider" (the new side accepts every old
+value and more), "narrower", "both" or None (cannot say), with a value in
+each difference it claims: a "narrower" or "both" always comes with a value
+the old side accepts and the new one rejects, checked by ``accepts`` below,
+so no claim stands on a keyword alone. Inclusion is shown only where the
+sets are plainly nested (a finite side checked value by value; intervals,
+multiples, lengths and patterns (``regex.compare``) contained); anything
+else is None, and the keyword handlers' reading stands.
+"""
+
+import math
+from fractions import Fraction
+
+from mcpdelta.engine import regex
+from mcpdelta.engine.equality import json_key
+from mcpdelta.engine.keywords import ANNOTATING
+
+SCALARS = ("null", "boolean", "integer", "number", "string")
+KEYWORDS = frozenset({"type", "enum", "const", "minimum", "maximum", "exclusiveMinimum",
+                      "exclusiveMaximum", "multipleOf", "minLength", "maxLength", "pattern",
+                      "format"})
+MAX_LISTED = 500     # values checked one by one
+MAX_RANGE = 256      # an integer range this small is read as the values it holds
+HUGE = 10 ** 15
+
+
+class _Place:
+    """One side's scalar keywords, read."""
+
+    __slots__ = ("kinds", "listed", "low", "low_open", "high", "high_open", "step",
+                 "min_len", "max_len", "pattern", "format")
+
+
+def _number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def read(node):
+    """A scalar place's keywords, or None when the node is no scalar place
+    (another keyword, a type that is not a scalar, a value the walk cannot
+    read)."""
+    if not isinstance(node, dict):
+        return None
+    for key in node:
+        if key not in KEYWORDS and key not in ANNOTATING and not key.startswith("x-"):
+            return None
+    p = _Place()
+    kind = node.get("type")
+    if kind is None:
+        kinds = None
+    elif isinstance(kind, str):
+        kinds = {kind}
+    elif isinstance(kind, list) and kind and all(isinstance(k, str) for k in kind):
+        kinds = set(kind)
+    else:
+        return None
+    if kinds is not None and not kinds <= set(SCALARS):
+        return None
+    listed = None
+    if "enum" in node:
+        if not isinstance(node["enum"], list) or len(node["enum"]) > MAX_LISTED:
+            return None
+        listed = list(node["enum"])
+    if "const" in node:
+        listed = [node["const"]] if listed is None else [
+            v for v in listed if json_key(v) == json_key(node["const"])]
+    if listed is not None and any(isinstance(v, (dict, list)) for v in listed):
+        return None
+    if kinds is None:
+        if listed is None:
+            return None  # any type at all, objects and arrays too
+        kinds = {_kind(v) for v in listed}
+    if "integer" in kinds and "number" in kinds:
+        kinds.discard("integer")
+    p.kinds, p.listed = kinds, listed
+    p.low, p.low_open = _bound(node, "minimum", "exclusiveMinimum", lower=True)
+    p.high, p.high_open = _bound(node, "maximum", "exclusiveMaximum", lower=False)
+    if p.low is False or p.high is False:
+        return None
+    step = node.get("multipleOf")
+    if step is not None and (not _number(step) or step <= 0):
+        return None
+    p.step = None if step is None else Fraction(str(step))
+    if p.step is not None and p.step.denominator == 1 and "number" in kinds:
+        # a number that is a multiple of a whole number is an integer (draft 6 on)
+        kinds.discard("number")
+        kinds.add("integer")
+    for key in ("minLength", "maxLength"):
+        value = node.get(key)
+        if value is not None and (not _number(value) or value < 0 or value != int(value)):
+            return None
+    p.min_len, p.max_len = int(node.get("minLength", 0)), node.get("maxLength")
+    p.max_len = None if p.max_len is None else int(p.max_len)
+    p.pattern = node.get("pattern")
+    p.format = node.get("format")
+    if (p.pattern is not None and not isinstance(p.pattern, str)) or (
+            p.format is not None and not isinstance(p.format, str)):
+        return None
+    return p
+
+
+def _bound(node, inclusive, exclusive, lower):
+    """(value, open) of the binding bound, (None, False) if none, (False, _)
+    when it cannot be read (a draft-4 boolean left by the normaliser)."""
+    found = []
+    if inclusive in node:
+        if not _number(node[inclusive]):
+            return False, False
+        found.append((Fraction(str(node[inclusive])), False))
+    if exclusive in node:
+        if not _number(node[exclusive]):
+            return False, False
+        found.append((Fraction(str(node[exclusive])), True))
+    if not found:
+        return None, False
+    if lower:
+        return max(found, key=lambda f: (f[0], f[1]))
+    return min(found, key=lambda f: (f[0], not f[1]))
+
+
+def _kind(value) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int) or (isinstance(value, float) and value.is_integer()):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    return "string"
+
+
+def accepts(p, value):
+    """Does place ``p`` accept scalar ``value``? None: cannot say."""
+    kind = _kind(value)
+    if not (kind in p.kinds or (kind == "integer" and "number" in p.kinds)):
+        return False
+    if p.listed is not None and json_key(value) not in {json_key(v) for v in p.listed}:
+        return False
+    if kind in ("integer", "number"):
+        x = Fraction(str(value)) if isinstance(value, float) else Fraction(value)
+        if p.low is not None and (x < p.low or (p.low_open and x == p.low)):
+            return False
+        if p.high is not None and (x > p.high or (p.high_open and x == p.high)):
+            return False
+        if p.step is not None and (x / p.step).denominator != 1:
+            return False
+    if kind == "string":
+        if len(value) < p.min_len or (p.max_len is not None and len(value) > p.max_len):
+            return False
+        if p.pattern is not None:
+            return regex.matches(p.pattern, value)
+    return True
+
+
+def _finite(p):
+    """Every value ``p`` accepts, when they are few and known; else None."""
+    out = []
+    for kind in sorted(p.kinds):
+        if p.listed is not None:
+            continue
+        if kind == "null":
+            out.append(None)
+        elif kind == "boolean":
+            out += [False, True]
+        elif kind == "integer" and p.low is not None and p.high is not None \
+                and p.high - p.low <= MAX_RANGE:
+            out += list(range(math.ceil(p.low), math.floor(p.high) + 1))
+        else:
+            return None
+    if p.listed is not None:
+        out = list(p.listed)
+    kept = []
+    for value in out:
+        ok = accepts(p, value)
+        if ok is None:
+            return None
+        if ok:
+            kept.append(value)
+    return kept
+
+
+def _candidates(a, b):
+    """Values near every edge either side draws, in a fixed order."""
+    numbers = [0, 1, -1, 2, Fraction(1, 2), HUGE, -HUGE]
+    for p in (a, b):
+        for edge in (p.low, p.high):
+            if edge is not None:
+                numbers += [edge, edge + 1, edge - 1, edge + Fraction(1, 2), edge - Fraction(1, 2),
+                            math.floor(edge), math.ceil(edge)]
+        if p.step is not None:
+            numbers += [p.step, -p.step, p.step * 2, p.step * 3]
+            for edge in (p.low, p.high):
+                if edge is not None:
+                    k = math.floor(edge / p.step)
+                    numbers += [p.step * (k + i) for i in (-1, 0, 1, 2)]
+    out = [None, False, True]
+    for x in numbers:
+        x = Fraction(x)
+        out.append(int(x) if x.denominator == 1 else float(x))
+    texts = ["", "a", "0", "A", "-", "aa"]
+    for p, q in ((a, b), (b, a)):
+        if p.pattern is not None:
+            other = q.pattern if q.pattern is not None else "^(?=a)b"
+            found = regex.lost(p.pattern, other)
+            if found is not None:
+                texts.append(found)
+            least = regex.lost(p.pattern, "^(?=a)b")
+            if least is not None:
+                texts.append(least)
+    for p in (a, b):
+        for n in (p.min_len, p.max_len):
+            if n is not None:
+                for m in (n - 1, n, n + 1):
+                    if 0 <= m <= 10_000:
+                        texts += _padded(texts, m)
+    return out + texts + [v for p in (a, b) if p.listed for v in p.listed]
+
+
+def _padded(texts, n):
+    """Strings of length ``n`` made from the known texts (a pattern's own
+    string, repeated or cut) and from plain letters."""
+    out = []
+    for seed in [t for t in texts if t][:4] + ["a", "0"]:
+        out.append((seed * (n // len(seed) + 1))[:n])
+    return out
+
+
+def _contained(a, b):
+    """True when every value ``a`` accepts, ``b`` accepts (shown from the
+    keywords); None when that is not plain."""
+    finite = _finite(a)
+    if finite is not None:
+        verdicts = [accepts(b, v) for v in finite]
+        return None if None in verdicts else all(verdicts)
+    if b.listed is not None:
+        return None
+    if (a.format or None) != (b.format or None):
+        return None
+    for kind in a.kinds:
+        if kind in ("null",) and kind not in b.kinds:
+            return None
+        if kind == "boolean" and "boolean" not in b.kinds:
+            return None
+        if kind in ("integer", "number"):
+            if not (kind in b.kinds or (kind == "integer" and "number" in b.kinds)):
+                return None
+            if not _interval_within(a, b, whole=kind == "integer"):
+                return None
+            if b.step is not None:
+                own = a.step if a.step is not None else (Fraction(1) if kind == "integer" else None)
+                if own is None or (own / b.step).denominator != 1:
+                    return None
+        if kind == "string":
+            if "string" not in b.kinds:
+                return None
+            if a.min_len < b.min_len or (b.max_len is not None and (
+                    a.max_len is None or a.max_len > b.max_len)):
+                return None
+            if b.pattern is not None and (a.pattern is None or regex.compare(
+                    a.pattern, b.pattern) not in ("same", "wider")):
+                return None
+    return True
+
+
+def _interval_within(a, b, whole):
+    low_a, high_a = a.low, a.high
+    if whole:  # the integers of an interval: its closed integer bounds
+        if low_a is not None:
+            low_a = Fraction(math.floor(low_a) + 1 if a.low_open and low_a.denominator == 1
+                             else math.ceil(low_a))
+        if high_a is not None:
+            high_a = Fraction(math.ceil(high_a) - 1 if a.high_open and high_a.denominator == 1
+                              else math.floor(high_a))
+        a_low_open = a_high_open = False
+    else:
+        a_low_open, a_high_open = a.low_open, a.high_open
+    if b.low is not None:
+        if low_a is None or low_a < b.low or (low_a == b.low and b.low_open and not a_low_open):
+            return False
+    if b.high is not None:
+        if high_a is None or high_a > b.high or (high_a == b.high and b.high_open and not a_high_open):
+            return False
+    return True
+
+
+def _outside(a, b):
+    """``(value,)``: a value ``a`` accepts and ``b`` rejects, from the
+    candidates; None when none of them is one."""
+    for value in _candidates(a, b):
+        if accepts(a, value) is True and accepts(b, value) is False:
+            return (value,)
+    return None
+
+
+def relation(old, new):
+    """(verdict, lost, gained) for two scalar places: verdict "same",
+    "wider", "narrower", "both" or None; ``lost`` ``(value,)`` with a value
+    the old side accepts and the new one rejects, ``gained`` the other way
+    round (each present where the verdict claims that difference, else
+    None)."""
+    a, b = read(old), read(new)
+    if a is None or b is None:
+        return None, None, None
+    lost, gained = _outside(a, b), _outside(b, a)
+    kept = True if lost is None and _contained(a, b) else (False if lost is not None else None)
+    grew = False if gained is None and _contained(b, a) else (True if gained is not None else None)
+    if kept is None or grew is None:
+        return None, None, None
+    verdict = {(True, False): "same", (True, True): "wider", (False, False): "narrower",
+               (False, True): "both"}[(kept, grew)]
+    return verdict, lost, gained
