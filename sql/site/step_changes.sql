@@ -1,0 +1,13 @@
+-- Every unsuppressed change of every release step (sql/release_steps.sql),
+-- read as sql/ledger.sql counts them, with what stands behind a BREAKING
+-- one (the macro `evidence`: proven, by rule, unexplained). The site lists
+-- them per step, by severity.
+SELECT s.server_id, s.position, c.rule, c.severity, c.entity, c.path, c.message,
+       c.witness_json, c.witness_note,
+       CASE WHEN c.severity = 'BREAKING' THEN evidence(c.witness_json, c.witness_note) END AS evidence
+FROM release_steps s
+JOIN changes c ON c.server_id = s.server_id AND c.old_digest = s.old_digest
+              AND c.new_digest = s.new_digest
+WHERE NOT c.suppressed
+ORDER BY s.server_id, s.position, list_position(['BREAKING', 'POTENTIALLY_BREAKING', 'NON_BREAKING',
+         'DOCUMENTATION'], c.severity), c.rule, c.entity, c.path, c.message
