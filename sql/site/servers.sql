@@ -1,9 +1,12 @@
--- The site's index: one row per server the lake attempted, with its
+-- The site's index: one row per server the lake attempted or holds a
+-- capture of (an ingested folder may come without its crawl log), with its
 -- releases (sql/releases.sql), its release steps (sql/release_steps.sql)
 -- and how many of the counted ones broke a caller with a proven change.
 -- break_rate: proven-break steps over counted steps (null with no counted step).
 WITH attempted AS (
-    SELECT server_id, count(DISTINCT version) AS attempted FROM attempts GROUP BY server_id
+    SELECT server_id, count(DISTINCT version) AS attempted
+    FROM (SELECT server_id, version FROM attempts UNION SELECT server_id, version FROM manifests)
+    GROUP BY server_id
 ),
 released AS (
     SELECT server_id, count(*) AS releases, arg_max(version, position) AS latest_version,
