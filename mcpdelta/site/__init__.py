@@ -138,15 +138,16 @@ def _witness(text):
     return line if len(line) <= WITNESS_CHARS else line[:WITNESS_CHARS - 1] + "…"
 
 
-def _timeline(releases) -> list:
+def _timeline(releases) -> tuple:
     """Each release's place (0..1) on its server's time line, by publish
-    date (capture date where the registry gave none); equal dates spread."""
+    date (capture date where the registry gave none), and the line's first
+    and last dates (a release dated late is not the first in version order)."""
     dates = [(r["published_at"] or r["captured_at"]) for r in releases]
     if not dates:
-        return []
+        return [], None
     low, high = min(dates), max(dates)
     span = (high - low).total_seconds() or 1.0
-    return [(d - low).total_seconds() / span for d in dates]
+    return [(d - low).total_seconds() / span for d in dates], (low, high)
 
 
 def _step_view(step, changes) -> dict:
@@ -264,10 +265,10 @@ def build(con, out, *, servers_file=None, downloads=None, data=False, on_stage=N
     for row in servers:
         sid = row["server_id"]
         mine = releases.get(sid, [])
-        place = _timeline(mine)
+        place, span = _timeline(mine)
         step_views = [_step_view(s, changes.get((sid, s["position"]), [])) for s in steps.get(sid, [])]
         page(f"servers/{row['slug']}.html", "server.html", server=row,
-             releases=[{**r, "x": x} for r, x in zip(mine, place)], steps=step_views,
+             releases=[{**r, "x": x} for r, x in zip(mine, place)], span=span, steps=step_views,
              matrix=_pairs_view(pairs.get(sid, [])))
     rules = [{"rule": r.as_json(), "fired": fired.get(rid, 0),
               "steps": len(firings.get(rid, ()))} for rid, r in RULES.items()]
