@@ -31,6 +31,9 @@ from importlib import resources as _resources
 # a step lists at most this many changes of one severity (the rest are counted,
 # and the dataset has them all): the worst server's page stays under 1 MB
 CHANGES_SHOWN = 150
+# a rule page lists at most this many steps, the most recent first (the most
+# common rules fire on most steps of a thousand servers)
+STEPS_SHOWN = 400
 WITNESS_CHARS = 300
 # the study's figures the site shows: (query under sql/study/, title, rows shown)
 FIGURES = (
@@ -151,13 +154,16 @@ def _timeline(releases) -> tuple:
 
 
 def _step_view(step, changes) -> dict:
+    """A step with its changes by severity: the ones shown, and how many more
+    the step counts (sql/site/step_changes.sql lists at most CHANGES_SHOWN)."""
     by_severity = []
     for severity in SEVERITIES:
-        rows = [c for c in changes if c["severity"] == severity]
-        if rows:
-            shown = [{**c, "witness": _witness(c["witness_json"])} for c in rows[:CHANGES_SHOWN]]
-            by_severity.append({"severity": severity, "count": len(rows), "changes": shown,
-                                "hidden": len(rows) - len(shown)})
+        count = step[severity.lower()]
+        if count:
+            shown = [{**c, "witness": _witness(c["witness_json"])} for c in changes
+                     if c["severity"] == severity]
+            by_severity.append({"severity": severity, "count": count, "changes": shown,
+                                "hidden": count - len(shown)})
     reasons = [text for flag, text in (("unstable", "two captures of a side disagree"),
                                        ("schemaless", "a side's input schemas came out empty"),
                                        ("recipe_changed", "the two releases ran under different recipes"))
@@ -238,7 +244,8 @@ def build(con, out, *, servers_file=None, downloads=None, data=False, on_stage=N
                                    "AND t.manifest_digest = r.digest) AS tools FROM releases r "
                                    "ORDER BY server_id, position"), "server_id")
     steps = _grouped(_rows(con, "SELECT * FROM release_steps ORDER BY server_id, position"), "server_id")
-    changes = _grouped(_query(con, "site/step_changes"), "server_id", "position")
+    changes = _grouped(_rows(con, (SQL_DIR / "site/step_changes.sql").read_text(),
+                             {"shown": CHANGES_SHOWN}), "server_id", "position")
     pairs = _grouped(_query(con, "site/pair_rules"), "server_id")
     firings = _grouped(_query(con, "site/rule_firings"), "rule")
 
@@ -279,9 +286,10 @@ def build(con, out, *, servers_file=None, downloads=None, data=False, on_stage=N
         months = collections.Counter()
         for r in rows:
             months[r["month"]] += r["changes"]
+        shown = sorted(rows, key=lambda r: r["month"], reverse=True)[:STEPS_SHOWN]
         page(f"rules/{slug(rid)}.html", "rule.html", rule=rule.as_json(), message=rule.message,
              steps=[{**r, "slug": by_id[r["server_id"]]["slug"] if r["server_id"] in by_id else slug(r["server_id"])}
-                    for r in rows],
+                    for r in shown], hidden=len(rows) - len(shown),
              months=sorted(months.items()), peak=max(months.values(), default=0))
     stage("figures", f"{len(FIGURES)} queries")
     from mcpdelta.survey import recount
