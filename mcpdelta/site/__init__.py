@@ -28,9 +28,11 @@ from mcpdelta.resources import SQL_DIR
 
 from importlib import resources as _resources
 
-# a step lists at most this many changes of one severity (the rest are counted,
-# and the dataset has them all): the worst server's page stays under 1 MB
-CHANGES_SHOWN = 150
+# a server's page lists about this many changes, shared among its steps and
+# severities, and at least CHANGES_LEAST of each severity of a step (the rest
+# are counted, and the dataset has them all): its page stays well under 1 MB
+CHANGES_BUDGET = 1200
+CHANGES_LEAST = 10
 # a rule page lists at most this many steps, the most recent first (the most
 # common rules fire on most steps of a thousand servers)
 STEPS_SHOWN = 400
@@ -155,7 +157,7 @@ def _timeline(releases) -> tuple:
 
 def _step_view(step, changes) -> dict:
     """A step with its changes by severity: the ones shown, and how many more
-    the step counts (sql/site/step_changes.sql lists at most CHANGES_SHOWN)."""
+    the step counts (sql/site/step_changes.sql shares CHANGES_BUDGET among them)."""
     by_severity = []
     for severity in SEVERITIES:
         count = step[severity.lower()]
@@ -245,7 +247,7 @@ def build(con, out, *, servers_file=None, downloads=None, data=False, on_stage=N
                                    "ORDER BY server_id, position"), "server_id")
     steps = _grouped(_rows(con, "SELECT * FROM release_steps ORDER BY server_id, position"), "server_id")
     changes = _grouped(_rows(con, (SQL_DIR / "site/step_changes.sql").read_text(),
-                             {"shown": CHANGES_SHOWN}), "server_id", "position")
+                             {"budget": CHANGES_BUDGET, "least": CHANGES_LEAST}), "server_id", "position")
     pairs = _grouped(_query(con, "site/pair_rules"), "server_id")
     firings = _grouped(_query(con, "site/rule_firings"), "rule")
 
