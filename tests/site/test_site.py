@@ -159,3 +159,29 @@ def test_bad_input_is_one_line_and_exit_2(lake, tmp_path):
         done = run("site", *args, cwd=lake)
         assert done.returncode == 2, (args, done.stderr)
         assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+
+
+def test_a_step_lists_its_share_of_the_budget_and_counts_the_rest(lake):
+    from mcpdelta.resources import SQL_DIR
+    from mcpdelta.site import _rows, settle
+    from mcpdelta.survey.report import open_lake
+
+    con = settle(open_lake(lake / "lake"))
+    sql = (SQL_DIR / "site" / "step_changes.sql").read_text()
+    every = _rows(con, sql, {"budget": 10 ** 6, "least": 10 ** 6})
+    few = _rows(con, sql, {"budget": 0, "least": 1})
+    counts = {(r[0], r[1], s): r[2 + i] for r in con.execute(
+        "SELECT server_id, position, breaking, potentially_breaking, non_breaking, documentation "
+        "FROM release_steps").fetchall() for i, s in enumerate(
+        ("BREAKING", "POTENTIALLY_BREAKING", "NON_BREAKING", "DOCUMENTATION"))}
+    listed = {}
+    for row in every:
+        key = (row["server_id"], row["position"], row["severity"])
+        listed[key] = listed.get(key, 0) + 1
+    assert listed == {k: v for k, v in counts.items() if v}  # every change, as release_steps counts them
+    shown = {}
+    for row in few:
+        key = (row["server_id"], row["position"], row["severity"])
+        shown[key] = shown.get(key, 0) + 1
+    assert set(shown) == set(listed) and set(shown.values()) == {1}
+    assert sum(listed.values()) > len(listed)  # some step had more than one change of a severity to leave out
