@@ -141,7 +141,11 @@ def test_the_dataset_and_the_readme_query(lake):
 
 def test_bad_input_is_one_line_and_exit_2(lake, tmp_path):
     (tmp_path / "file").write_text("x")
+    junk = tmp_path / "broken" / "manifests" / "v1" / "server_id=x" / "part-1.parquet"
+    junk.parent.mkdir(parents=True)
+    junk.write_text("not parquet")
     for args in (("--lake", tmp_path / "nowhere", "--out", tmp_path / "o"),
+                 ("--lake", tmp_path / "broken", "--out", tmp_path / "o"),
                  ("--lake", "lake", "--out", tmp_path / "file"),
                  ("--lake", "lake", "--out", tmp_path / "o", "--servers", tmp_path / "missing.yaml"),
                  ("--lake", "lake", "--out", tmp_path / "o", "--downloads", tmp_path / "file")):
