@@ -27,6 +27,7 @@ COMMANDS = {
     "survey": ("mcpdelta.commands.survey", "crawl, store, diff every version pair, report (the main job)"),
     "report": ("mcpdelta.commands.report", "write the survey report with every plot (single-file HTML) or each plot as a PNG"),
     "study": ("mcpdelta.commands.study", "capture every version twice, survey each release step, write the survey up with its numbers"),
+    "site": ("mcpdelta.commands.site", "write the survey as a static site (servers, rules, figures; --data: the dataset as Parquet)"),
     "drift": ("mcpdelta.commands.drift", "report which servers' descriptions and other prose moved, with the judges' notes"),
 }
 
