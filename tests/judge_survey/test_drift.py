@@ -9,6 +9,7 @@ import yaml
 
 from mcpdelta.commands import drift
 from mcpdelta.errors import InputError
+from tests.judge.conftest import hide_offline_member
 from tests.judge_survey.conftest import CAPTURES, KEY, KEY_ENV, ids, scripted_answer
 
 
@@ -38,7 +39,9 @@ def judged(tmp_path_factory, llm):
         llm.script(model, scripted_answer)
         judges.append({"endpoint": llm.base_url, "api_key_env": KEY_ENV, "model": model, "name": name})
     (root / "cfg.yml").write_text(yaml.safe_dump({"judges": judges}))
-    counts = judge_stage(lake, load_config(str(root / "cfg.yml")), *ids(), environ={KEY_ENV: KEY})
+    with pytest.MonkeyPatch.context() as patch:   # two configured judges alone
+        hide_offline_member(patch)
+        counts = judge_stage(lake, load_config(str(root / "cfg.yml")), *ids(), environ={KEY_ENV: KEY})
     assert counts["notes"] == 12 and counts["errors"] == 0
     return lake
 
