@@ -74,8 +74,8 @@ PATTERNS = (
         r"\b" + _SEND + r"\b[^.\n]{0,80}?\bto\s+(?:https?://\S+|[\w.+-]+@[\w-]+\.[\w.]+|"
         r"(?:the|this|our|a|an)\s+(?:url|webhook|external\s+\w+|remote\s+(?:url|endpoint|host)))", _I)),
     ("exfiltration", re.compile(
-        r"\b(?:include|put|pass|append|embed|insert|copy)\s+(?:the\s+)?(?:full\s+|entire\s+|whole\s+)?"
-        r"(?:contents?|text|output|value|data)\s+of\b[^.\n]{0,80}?\b(?:in|into|as)\s+(?:the\s+)?"
+        r"\b(?:include|put|pass|append|embed|insert|copy)\s+(?:the\s+|its\s+|their\s+)?"
+        r"(?:full\s+|entire\s+|whole\s+)?contents?\b[^.\n]{0,80}?\b(?:in|into|as)\s+(?:the\s+)?"
         r"[`'\"]?[\w-]*[`'\"]?\s*(?:parameter|argument|field)\b", _I)),
 )
 
