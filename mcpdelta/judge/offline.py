@@ -60,7 +60,8 @@ def available() -> bool:
 def version() -> str:
     from importlib.metadata import version as installed
 
-    return f"mcpdelta-offline/1+wordllama-{installed('wordllama')}-{_CONFIG}-{_DIM}"
+    return (f"mcpdelta-offline/1+rules-{security.RULES_VERSION}"
+            f"+wordllama-{installed('wordllama')}-{_CONFIG}-{_DIM}")
 
 
 def load():

@@ -26,6 +26,9 @@ already capped, so the cost is linear in the text.
 import re
 import unicodedata
 
+# in the offline judge's version, so a cached answer from other rules is asked again
+RULES_VERSION = 1
+
 _I = re.IGNORECASE
 
 _SEND = r"(?:send|post|upload|forward|transmit|submit|exfiltrate|leak)"
