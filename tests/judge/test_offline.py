@@ -98,7 +98,7 @@ def test_texts_added_or_removed_are_the_whole_distance():
         == [1.0, 1.0, 0.0, 0.0]
 
 
-def test_the_cache_holds_its_answers_under_its_own_version():
+def test_the_cache_holds_its_answers_under_its_own_version(monkeypatch):
     cache = MemoryCache()
     judge = OfflineJudge()
     pairs = [change(*p[1:]) for p in REWORDED + NEW_MEANING]
@@ -109,7 +109,10 @@ def test_the_cache_holds_its_answers_under_its_own_version():
     again = judge_changes(pairs, [judge], cache)
     assert sum(n["summary"] == "from the cache" for [n] in again) == 1
     assert [n for [n] in first[:len(pairs)]] == [n for [n] in first[len(pairs):]]
-    assert judge.prompt_version.startswith("mcpdelta-offline/1+wordllama-")
+    assert [n["prompt_version"] for [n] in again] == [judge.prompt_version] * len(pairs)
+    monkeypatch.setattr("mcpdelta.judge.security.RULES_VERSION", 2)   # other rules: asked again
+    judge_changes(pairs, [OfflineJudge()], cache)
+    assert len(cache) == 2 * len(pairs)
 
 
 def test_a_configured_judge_adds_to_it_and_the_jury_counts_both(llm, model, config_for, judge_entry, env,

@@ -76,3 +76,24 @@ def test_fail_on_security_works_without_a_key(mcpdelta, tmp_path, fmt):
         assert report["verdict"] == "fail"
     else:
         assert "security" in gated.stdout
+
+
+def test_drift_by_server_counts_moves_and_flags_per_server(lake):
+    from mcpdelta.resources import SQL_DIR
+    from mcpdelta.survey import judge_stage
+
+    judge_stage(lake, Config(), *ids())
+    con = lake.connect(*ids())
+    con.execute("CREATE OR REPLACE TEMP VIEW description_drift AS\n"
+                + (SQL_DIR / "description_drift.sql").read_text())
+    cursor = con.execute((SQL_DIR / "drift_by_server.sql").read_text())
+    columns = [d[0] for d in cursor.description]
+    rows = {r[0]: dict(zip(columns, r)) for r in cursor.fetchall()}
+    # shop: pay's description gains an injected instruction, search's title
+    # "Search" -> "Find", the instructions gain "pay refunds too" (2 steps)
+    shop, wiki = rows["shop"], rows["wiki"]
+    assert {k: shop[k] for k in ("steps", "prose_changes", "rewrites", "judged", "security_flags")} == \
+        {"steps": 2, "prose_changes": 3, "rewrites": 3, "judged": 3, "security_flags": 1}
+    # wiki: "Read a page" -> "Read a page.": the normal form is the same text
+    assert (wiki["prose_changes"], wiki["moved"], wiki["median_distance"], wiki["security_flags"]) == (1, 0, 0.0, 0)
+    assert list(rows) == ["shop", "wiki"]   # the most prose changes first
