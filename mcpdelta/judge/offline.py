@@ -151,7 +151,7 @@ def similarity(old, new) -> float:
 
 def answer(old, new, distance: float) -> dict:
     """The member's answer for one change (what the cache stores)."""
-    found = security.flags(old, new)
+    found = security.flags(_text(old), _text(new))
     chars = similarity(old, new)
     score = min(1.0, distance / (2 * THRESHOLD))   # 0.5 at the threshold
     words = "moved" if distance >= THRESHOLD else "unchanged"
@@ -178,7 +178,6 @@ class Spec:
     """What the cache key and the lake's notes read of a judge's spec."""
     model = NAME
     base_url = "offline:"
-    max_tokens = 0
 
 
 class Client:
