@@ -5,7 +5,8 @@
 -- and new text), so a note survives an engine upgrade. One row per change:
 -- `notes` lists each judge's latest note, the jury's last; `headline` is the
 -- jury's note, else the only judge's note, else null; `security_relevant` is
--- true when any latest note says so. $since (a timestamp or null) keeps the
+-- true when any latest note says so; a note's `answer_json` is the judge's
+-- stored answer (the offline judge's has its semantic distance). $since (a timestamp or null) keeps the
 -- changes whose newer release was captured since then. Per server,
 -- security-relevant changes first, then in release order.
 WITH latest AS (
@@ -29,7 +30,8 @@ joined AS (
            coalesce(bool_or(n.security_relevant), false) AS security_relevant,
            list(struct_pack(judge := n.judge, verdict := n.verdict,
                             security_relevant := n.security_relevant, confidence := n.confidence,
-                            summary := n.summary, prompt_version := n.prompt_version)
+                            summary := n.summary, prompt_version := n.prompt_version,
+                            answer_json := n.answer_json)
                 ORDER BY n.judge = 'jury', n.judge) FILTER (WHERE n.judge IS NOT NULL) AS notes
     FROM drift d
     LEFT JOIN latest n

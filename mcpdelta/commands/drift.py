@@ -4,7 +4,11 @@ Per server, every prose change across its releases (tool, prompt and
 resource descriptions and titles, argument and property descriptions,
 server instructions, widget descriptions) with the prose classifier's
 verdict and what the judges said (the lake's ``notes`` table, written by
-the survey's judge stage), security-relevant changes first.
+the survey's judge stage), security-relevant changes first. Each change
+carries two measures of how far its text moved: the offline judge's
+semantic distance (``mcpdelta.judge.offline``, when it voted) and the
+engine's character similarity; the HTML page ranks every change by the
+first, security flags on top, and names the judges that voted.
 
 Rows come from ``sql/description_drift.sql`` joined to the notes by
 ``sql/drift_notes.sql``. The changes shown are the current engine's under
@@ -93,23 +97,61 @@ def _text(value_json):
     return value if value is None or isinstance(value, str) else json.dumps(value, sort_keys=True)
 
 
+def _note(note) -> dict:
+    """A note as the report shows it: the note's own keys, not the stored answer."""
+    from mcpdelta.judge.note import NOTE_KEYS
+
+    return {k: note[k] for k in NOTE_KEYS}
+
+
+def _distance(notes):
+    """The offline judge's semantic distance from its stored answer, or None."""
+    from mcpdelta.errors import InputError
+    from mcpdelta.inputs import load_json
+    from mcpdelta.judge.offline import NAME
+
+    for note in notes:
+        if note["judge"] == NAME and note.get("answer_json"):
+            try:
+                answer = load_json(note["answer_json"], "a stored answer")  # bounded: a lake cell
+            except InputError:
+                return None
+            value = answer.get("semantic_distance") if isinstance(answer, dict) else None
+            return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+    return None
+
+
+def _similarity(old, new):
+    """The engine's character similarity (0-100) of the two texts, or None."""
+    from mcpdelta.engine.prose import normalise, ratio
+
+    if not isinstance(old, str) or not isinstance(new, str):
+        return None
+    return round(ratio(normalise(old), normalise(new)), 1)
+
+
 def build(rows, engine, policy_id, since=None) -> dict:
     """The report as one JSON-ready object, servers in name order."""
-    servers = {}
+    servers, voted = {}, {}
     for row in rows:
+        old, new = _text(row["old_text"]), _text(row["new_text"])
+        for n in row["notes"]:
+            voted[n["judge"]] = voted.get(n["judge"], 0) + 1
         servers.setdefault(row["server_id"], []).append({
             "entity": row["entity"], "rule": row["rule"], "path": row["path"],
             "old_version": row["old_version"], "new_version": row["new_version"],
             "captured_at": row["captured_at"].isoformat() if row["captured_at"] else None,
-            "verdict": row["verdict"], "old": _text(row["old_text"]), "new": _text(row["new_text"]),
+            "verdict": row["verdict"], "old": old, "new": new,
             "security_relevant": bool(row["security_relevant"]),
-            "jury": dict(row["headline"]) if row["headline"] else None,
-            "notes": [dict(n) for n in row["notes"]],
+            "semantic_distance": _distance(row["notes"]), "similarity": _similarity(old, new),
+            "jury": _note(row["headline"]) if row["headline"] else None,
+            "notes": [_note(n) for n in row["notes"]],
         })
     changes = [c for group in servers.values() for c in group]
     return {
         "format": FORMAT, "engine": engine, "policy": policy_id,
         "since": since.isoformat() if since else None,
+        "judges": dict(sorted(voted.items())),   # judge -> changes it has a note on
         "summary": {"servers": len(servers), "changes": len(changes),
                     "security_relevant": sum(c["security_relevant"] for c in changes),
                     "judged": sum(1 for c in changes if c["notes"])},
@@ -117,6 +159,32 @@ def build(rows, engine, policy_id, since=None) -> dict:
                      "security_relevant": sum(c["security_relevant"] for c in group)}
                     for s, group in sorted(servers.items())],
     }
+
+
+def ranked(report) -> list:
+    """(server id, change) pairs: security flags first; then rewrites (text
+    on both sides) by semantic distance, largest first; then texts added or
+    removed, and changes the offline judge did not score; then report order."""
+    def key(item):
+        position, (_, c) = item
+        return (not c["security_relevant"], not (c["old"] and c["new"]),
+                c["semantic_distance"] is None, -(c["semantic_distance"] or 0), position)
+
+    order = [(s["server_id"], c) for s in report["servers"] for c in s["changes"]]
+    return [pair for _, pair in sorted(enumerate(order), key=key)]
+
+
+def _measures(change) -> str:
+    d, s = change["semantic_distance"], change["similarity"]
+    return (f"distance {'-' if d is None else f'{d:.3f}'}, "
+            f"similarity {'-' if s is None else f'{s:.0f}'}")
+
+
+def _voters(report) -> str:
+    if not report["judges"]:
+        return "no judge voted"
+    return "judges that voted: " + ", ".join(f"{name} ({_n(count, 'change')})"
+                                             for name, count in report["judges"].items())
 
 
 def as_json(report) -> str:
@@ -195,6 +263,15 @@ def markdown(report) -> str:
     return "\n".join(out)
 
 
+RANKED = 100   # rows of the HTML page's ranked table
+
+
+def _threshold():
+    from mcpdelta.judge.offline import THRESHOLD
+
+    return THRESHOLD
+
+
 _CSS = """body{font-family:system-ui,sans-serif;margin:2em;max-width:70em;color:#222}
 table{border-collapse:collapse;width:100%;margin-bottom:2em}th,td{border:1px solid #ccc;padding:.3em .5em;
 vertical-align:top;text-align:left}th{background:#f4f4f4}tr.sec td{background:#fdecea}
@@ -207,13 +284,33 @@ def page(report) -> str:
            "<title>mcpdelta description drift</title>", f"<style>{_CSS}</style></head><body>",
            "<h1>mcpdelta description drift</h1>",
            f"<p>Engine <code>{e(report['engine'])}</code>, policy <code>{e(report['policy'])}</code>: "
-           f"{e(_headline(report))}. Judge notes are advisory: they never change a severity.</p>"]
+           f"{e(_headline(report))}; {e(_voters(report))}. "
+           "Judge notes are advisory: they never change a severity.</p>"]
     if not report["servers"]:
         out.append("<p>No prose changed.</p>")
+    else:
+        out += [f"<h2>The {RANKED} largest moves</h2>",
+                "<p>Security flags first, then rewrites by the offline judge's semantic distance (0: the "
+                f"same meaning; it calls the meaning moved from {_threshold()}), then texts added or "
+                "removed; beside it the engine's character similarity (100: the same characters).</p>",
+                "<table><tr><th>#</th><th>server</th><th>release</th><th>rule / entity</th>"
+                "<th>measures</th><th>text</th><th>judges</th></tr>"]
+        for rank, (server_id, c) in enumerate(ranked(report)[:RANKED], 1):
+            notes = "".join(f"<li>{e(line)}</li>" for line in _change_notes(c))
+            row_class = ' class="sec"' if c["security_relevant"] else ""
+            out.append(
+                f"<tr{row_class}><td>{rank}</td><td>{e(server_id)}</td>"
+                f"<td>{e(c['old_version'] or '')} &rarr; {e(c['new_version'] or '')}</td>"
+                f"<td><code>{e(c['rule'])}</code><br>{e(c['entity'] or '(server)')}</td>"
+                f"<td>{e(_measures(c))}</td>"
+                f"<td><div class=\"old\">old: {e(_one_line(c['old'], 1000))}</div>"
+                f"<div class=\"new\">new: {e(_one_line(c['new'], 1000))}</div></td>"
+                f"<td><ul>{notes}</ul></td></tr>")
+        out.append("</table>")
     for server in report["servers"]:
         out += [f"<h2>{e(server['server_id'])}</h2>",
                 "<table><tr><th>release</th><th>rule / entity</th><th>verdict</th>"
-                "<th>text</th><th>judges</th></tr>"]
+                "<th>measures</th><th>text</th><th>judges</th></tr>"]
         for c in server["changes"]:
             notes = "".join(f"<li>{e(line)}</li>" for line in _change_notes(c))
             row_class = ' class="sec"' if c["security_relevant"] else ""
@@ -222,6 +319,7 @@ def page(report) -> str:
                 f"<td>{e(c['old_version'] or '')} &rarr; {e(c['new_version'] or '')}</td>"
                 f"<td><code>{e(c['rule'])}</code><br>{e(c['entity'] or '(server)')}</td>"
                 f"<td>{e(c['verdict'] or '')}{'<br><b>security-relevant</b>' if c['security_relevant'] else ''}</td>"
+                f"<td>{e(_measures(c))}</td>"
                 f"<td><div class=\"old\">old: {e(_one_line(c['old'], 1000))}</div>"
                 f"<div class=\"new\">new: {e(_one_line(c['new'], 1000))}</div></td>"
                 f"<td><ul>{notes}</ul></td></tr>")

@@ -1,7 +1,10 @@
-"""Bring-your-own-key judges: advisory notes on prose changes.
+"""Judges: advisory notes on prose changes.
 
-A judge is an OpenAI-compatible chat-completions endpoint named in the
-``judges:`` list of the config file (see ``config.py``). For every change
+Two kinds of judge: the offline member (``offline.py``, the ``jury`` extra:
+a static-embedding model shipped in its wheel, no key, no network), on
+wherever its extra is installed; and bring-your-own-key judges, each an
+OpenAI-compatible chat-completions endpoint named in the ``judges:`` list of
+the config file (see ``config.py``), which add to it. For every change
 the engine already produced whose rule is a prose rule (descriptions,
 titles, instructions, argument and property descriptions, widget
 descriptions) each judge is asked whether the meaning, the selection intent
@@ -13,8 +16,9 @@ raise, lower, add or remove a change.
 Entry points:
 
 - ``annotate(result, config)``: what ``mcpdelta diff --semantic`` calls.
-- ``load_judges(config)`` + ``judge_changes(changes, judges, cache)``: for a
-  batch stage; ``judge_changes`` returns the notes and writes nothing.
+- ``members(config)`` (the offline member, then ``load_judges(config)``) +
+  ``judge_changes(changes, judges, cache)``: for a batch stage;
+  ``judge_changes`` returns the notes and writes nothing.
 - ``lakestage.judge_lake(lake, config, engine, policy_id)``: the survey's
   judge stage (``mcpdelta.survey.judge_stage``): notes into the lake's
   ``notes`` table, which is also its cache.
@@ -23,7 +27,8 @@ Modules: ``config`` (entries), ``prompt`` (the one versioned template and
 the answer parser), ``client`` (the endpoint, retries), ``http`` (one
 deadline for a whole answer, a cap on its bytes), ``budget``, ``cache``,
 ``jury`` (asking and combining), ``note`` (the note's shape), ``lakestage``
-(the survey stage).
+(the survey stage), ``offline`` (the offline member), ``security`` (its
+deterministic security rules).
 """
 
 import os
@@ -51,6 +56,15 @@ def load_judges(config, environ=None, attempts=None) -> list:
     return [Judge(spec, key, attempts=attempts) for spec, key in zip(specs, keys)]
 
 
+def members(config, environ=None) -> list:
+    """Every judge of a run: the offline member when its extra is installed,
+    then the configured judges (which add to it, never replace it)."""
+    from mcpdelta.judge import offline
+
+    configured = load_judges(config, environ)
+    return ([offline.OfflineJudge()] if offline.available() else []) + configured
+
+
 def judge_changes(changes, judges, cache):
     from mcpdelta.judge.jury import judge_changes as run
 
@@ -60,13 +74,14 @@ def judge_changes(changes, judges, cache):
 def annotate(result, config, cache=None, environ=None, stderr=None) -> dict:
     """Append judge notes to the unsuppressed prose changes of ``result``.
 
-    With no judges configured: one line on stderr, changes untouched.
-    Returns counts (judged changes, notes, requests) for callers that report."""
+    With no judge at all (no extra, none configured): one line on stderr,
+    changes untouched. Returns counts (judged changes, notes, requests)."""
     stderr = stderr or sys.stderr
-    judges = load_judges(config, environ)
+    judges = members(config, environ)
     if not judges:
-        print("mcpdelta: --semantic: no judges configured (add a judges: list to the config "
-              "file); severities and changes are as the engine gave them", file=stderr)
+        print("mcpdelta: --semantic: no judges configured and the offline judge needs the jury extra "
+              "(pip install 'mcpdelta[jury]'); severities and changes are as the engine gave them",
+              file=stderr)
         return {"changes": 0, "notes": 0, "requests": 0}
     from mcpdelta.judge.cache import DiskCache
     from mcpdelta.judge.jury import judge_changes as run

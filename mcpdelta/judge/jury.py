@@ -13,7 +13,9 @@ cannot cover the call gives ``budget_exhausted`` and is not asked.
 
 Judges run side by side; each judge works through its questions in
 change order with up to ``CONCURRENCY`` calls in flight, so which
-questions a budget covers does not depend on timing.
+questions a budget covers does not depend on timing. The offline member
+(``offline.OfflineJudge``) answers every question it has no cached answer
+for in one batch, in this process, with no budget.
 """
 
 import threading
@@ -37,6 +39,7 @@ class Judge:
         self.name = spec.name
         self.client = JudgeClient(spec, api_key, **({"attempts": attempts} if attempts else {}))
         self.budget = budget or Budget(spec.budget_tokens)
+        self.prompt_version = PROMPT_VERSION
 
 
 def _field(change, name):
@@ -49,19 +52,19 @@ def is_judged(change) -> bool:
 
 
 class _Question:
-    __slots__ = ("messages", "key", "outcome")
+    __slots__ = ("messages", "texts", "key", "outcome")
 
-    def __init__(self, messages, key):
-        self.messages, self.key, self.outcome = messages, key, None
+    def __init__(self, messages, texts, key):
+        self.messages, self.texts, self.key, self.outcome = messages, texts, key, None
 
 
-def _answer_note(judge_name, answer) -> dict:
+def _answer_note(judge, answer) -> dict:
     score = answer["meaning_score"]
     verdict = N.MEANING_CHANGED if score >= 0.5 else N.EQUIVALENT
-    security = answer["security_relevant"] or answer["injected_instruction"]
-    return N.make_note(judge_name, verdict, security_relevant=security,
+    security = answer["security_relevant"] or answer.get("injected_instruction", False)
+    return N.make_note(judge.name, verdict, security_relevant=security,
                        confidence=abs(2 * score - 1), summary=answer["summary"],
-                       prompt_version=PROMPT_VERSION)
+                       prompt_version=judge.prompt_version)
 
 
 def _failure_note(judge_name, verdict, summary) -> dict:
@@ -102,7 +105,7 @@ def _ask(judge, question, estimate, cache):
 def _run_judge(judge, questions, cache):
     """Settle every question for one judge, in order, never past its budget."""
     try:
-        _dispatch(judge, questions, cache)
+        (_run_offline if getattr(judge, "offline", False) else _dispatch)(judge, questions, cache)
     except Exception as exc:   # never a crash; whatever is unsettled becomes a judge_error
         for question in questions:
             if question.outcome is None:
@@ -139,6 +142,21 @@ def _dispatch(judge, questions, cache):
             pending.add(pool.submit(_ask, judge, question, cost, cache))
             if len(pending) >= CONCURRENCY:
                 _, pending = wait(pending, return_when=FIRST_COMPLETED)
+
+
+def _run_offline(judge, questions, cache):
+    from mcpdelta.judge.offline import valid
+
+    todo = []
+    for question in questions:
+        hit = cache.get(question.key)
+        if valid(hit):
+            question.outcome = ("answer", hit)
+        else:
+            todo.append(question)
+    for question, answer in zip(todo, judge.answers([q.texts for q in todo])):
+        cache.put(question.key, answer)
+        question.outcome = ("answer", answer)
 
 
 def parse_answer_cached(value) -> dict:
@@ -195,10 +213,10 @@ def judge_changes(changes, judges, cache) -> list[list[dict]]:
         by_key, order, index = {}, [], {}
         for i in targets:
             c = changes[i]
-            key = cache_key(judge.spec.model, judge.spec.base_url, PROMPT_VERSION, _field(c, "rule"),
+            key = cache_key(judge.spec.model, judge.spec.base_url, judge.prompt_version, _field(c, "rule"),
                             _field(c, "entity"), _field(c, "path"), _field(c, "old"), _field(c, "new"))
             if key not in by_key:
-                by_key[key] = _Question(prompts[i], key)
+                by_key[key] = _Question(prompts[i], (_field(c, "old"), _field(c, "new")), key)
                 order.append(by_key[key])
             index[i] = by_key[key]
         per_judge[judge.name] = (order, index)
@@ -217,7 +235,7 @@ def judge_changes(changes, judges, cache) -> list[list[dict]]:
             question = per_judge[judge.name][1][i]
             kind, payload = question.outcome or (N.JUDGE_ERROR, f"{judge.name}: no outcome")
             if kind == "answer":
-                judge_notes.append(_answer_note(judge.name, payload))
+                judge_notes.append(_answer_note(judge, payload))
             else:  # scrubbed whole, before the note folds and cuts its text
                 judge_notes.append(_failure_note(judge.name, kind, judge.client.scrub(payload)))
         notes[i] = judge_notes + ([combine(judge_notes)] if len(judges) > 1 else [])

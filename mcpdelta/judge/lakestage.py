@@ -2,7 +2,8 @@
 
 ``judge_lake(lake, config, engine, policy_id)`` reads the prose changes that
 this engine and policy produced (unsuppressed changes whose rule is a prose
-rule), asks the configured judges about the ones not yet judged, and appends
+rule), asks its judges (the offline member where its extra is installed,
+then the configured ones) about the ones not yet judged, and appends
 their notes to the lake's ``notes`` table. It never writes a ``changes``
 row and never touches a severity: notes live in their own table.
 
@@ -10,7 +11,7 @@ The notes table is the cache. A note's ``note_key`` is the content hash of
 the question (``cache.cache_key``: model, endpoint, prompt version, rule,
 entity, path, old and new text), so:
 
-- a change is *already judged* when every configured judge has an answered
+- a change is *already judged* when every judge has an answered
   note (``meaning_changed`` / ``equivalent``) for it in that pair: it is
   skipped, and costs nothing;
 - the same question met again elsewhere (another pair, another server with
@@ -100,14 +101,13 @@ def judge_lake(lake, config, engine, policy_id, environ=None) -> dict:
     ``judged`` (changes given new notes), ``cached`` (changes already judged,
     skipped), ``errors`` (judge_error notes written), ``configured``, and
     ``budget_exhausted``, ``notes`` (rows written), ``requests`` (HTTP attempts)."""
-    from mcpdelta.judge import load_judges
+    from mcpdelta.judge import members
     from mcpdelta.judge.cache import cache_key
     from mcpdelta.judge.jury import judge_changes
-    from mcpdelta.judge.prompt import PROMPT_VERSION
     from mcpdelta.lake import new_batch_id
 
-    counts = empty_counts(getattr(config, "judges", None))
-    judges = load_judges(config, environ)   # a bad entry or an unset key: InputError, before any call
+    judges = members(config, environ)   # a bad entry or an unset key: InputError, before any call
+    counts = empty_counts(judges)
     if not judges:
         return counts
     con = lake.connect(engine, policy_id)
@@ -124,7 +124,7 @@ def judge_lake(lake, config, engine, policy_id, environ=None) -> dict:
         except (InputError, TypeError):
             counts["errors"] += 1
             continue
-        keys = [cache_key(j.spec.model, j.spec.base_url, PROMPT_VERSION, row["rule"], row["entity"],
+        keys = [cache_key(j.spec.model, j.spec.base_url, j.prompt_version, row["rule"], row["entity"],
                           row["path"], old, new) for j in judges]
         if all((row["pair_key"], k) in done for k in keys):
             counts["cached"] += 1

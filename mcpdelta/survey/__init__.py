@@ -79,9 +79,10 @@ def judge_stage(lake, config, engine_version=None, policy_hash=None, environ=Non
     Returns ``{"judged", "cached", "errors", "configured", ...}``
     (``mcpdelta.judge.lakestage.judge_lake``). Without an engine version or
     policy hash, the current engine's and the config's policy are used."""
+    from mcpdelta.judge import offline
     from mcpdelta.judge.lakestage import empty_counts, judge_lake
 
-    if not config.judges:
+    if not (config.judges or offline.available()):
         return empty_counts(False)
     if engine_version is None or policy_hash is None:
         from mcpdelta.engine.policy import Policy

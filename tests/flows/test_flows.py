@@ -24,9 +24,12 @@ def test_survey_flow_without_crawl(prefect_harness, lake_root, tmp_path):
     assert result["diff"]["pairs_diffed"] == 3
     assert result["changes"]["BREAKING"] == 2
     assert result["report"] == str(tmp_path / "report" / "survey.html")
-    # the judge stage judges nothing without judges, and fakes no note
-    assert result["judge"]["judged"] == 0 and result["judge"]["configured"] is False
-    assert result["judge"]["requests"] == 0
+    # no judge configured: the offline judge (the jury extra) alone, no request;
+    # its notes go to the notes table, never into a change
+    from mcpdelta.judge import offline
+
+    assert result["judge"]["configured"] is offline.available()
+    assert result["judge"]["requests"] == 0 and result["judge"]["errors"] == 0
     notes = Lake(lake_root).connect().execute("SELECT DISTINCT advisory_json FROM changes").fetchall()
     assert notes == [("[]",)]
     # the drift report: beta's forecast description gained a full stop

@@ -3,6 +3,9 @@ session, real config files, and a corpus whose diff has prose changes."""
 
 import copy
 import json
+import os
+import pathlib
+import sys
 
 import pytest
 import yaml
@@ -116,3 +119,21 @@ def judge_one(diff_result, config_for, judge_entry, env):
         assert len(prose) == 1
         return prose[0].advisory
     return run
+
+
+BASE_INSTALL = pathlib.Path(__file__).resolve().parent / "base_install"
+
+
+def hide_offline_member(monkeypatch):
+    """Take the jury extra away, here and in child processes (whose
+    PYTHONPATH gains a sitecustomize that does the same)."""
+    monkeypatch.setitem(sys.modules, "wordllama", None)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
+        p for p in (str(BASE_INSTALL), os.environ.get("PYTHONPATH")) if p))
+
+
+@pytest.fixture(autouse=True)
+def without_offline_member(monkeypatch):
+    """These tests are about configured judges alone: the jury extra is taken
+    away (as on a base install); tests of the offline member override this."""
+    hide_offline_member(monkeypatch)

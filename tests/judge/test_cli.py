@@ -55,11 +55,14 @@ def test_semantic_text_output_shows_the_judge_summary(mcpdelta, llm, model, tmp_
 
 
 def test_semantic_without_judges_says_so_in_one_line(mcpdelta, tmp_path):
+    """On a base install (no jury extra) with no judge configured: one line
+    naming the extra that brings the offline judge."""
     old, new, cfg = _files(tmp_path, [])
     plain = mcpdelta("diff", old, new, "--format", "json", "--config", cfg)
     semantic = mcpdelta("diff", old, new, "--semantic", "--format", "json", "--config", cfg)
     assert semantic.stdout == plain.stdout and semantic.returncode == plain.returncode == 1
     assert semantic.stderr.count("\n") == 1 and "no judges configured" in semantic.stderr
+    assert "pip install 'mcpdelta[jury]'" in semantic.stderr
 
 
 def test_a_key_in_the_config_is_exit_2_with_one_line(mcpdelta, llm, tmp_path):

@@ -8,6 +8,7 @@ import pathlib
 import pytest
 import yaml
 
+from tests.judge.conftest import hide_offline_member
 from tests.judge.llm_server import answer
 
 HERE = pathlib.Path(__file__).resolve().parent
@@ -88,3 +89,10 @@ def ids():
     from mcpdelta.survey.diffstage import engine_version, policy_hash
 
     return engine_version(), policy_hash(Policy())
+
+
+@pytest.fixture(autouse=True)
+def without_offline_member(monkeypatch):
+    """These tests are about configured judges alone: the jury extra is taken
+    away, here and in child processes (as on a base install)."""
+    hide_offline_member(monkeypatch)

@@ -9,6 +9,7 @@ import yaml
 
 from mcpdelta.commands import drift
 from mcpdelta.errors import InputError
+from tests.judge.conftest import hide_offline_member
 from tests.judge_survey.conftest import CAPTURES, KEY, KEY_ENV, ids, scripted_answer
 
 
@@ -38,7 +39,9 @@ def judged(tmp_path_factory, llm):
         llm.script(model, scripted_answer)
         judges.append({"endpoint": llm.base_url, "api_key_env": KEY_ENV, "model": model, "name": name})
     (root / "cfg.yml").write_text(yaml.safe_dump({"judges": judges}))
-    counts = judge_stage(lake, load_config(str(root / "cfg.yml")), *ids(), environ={KEY_ENV: KEY})
+    with pytest.MonkeyPatch.context() as patch:   # two configured judges alone
+        hide_offline_member(patch)
+        counts = judge_stage(lake, load_config(str(root / "cfg.yml")), *ids(), environ={KEY_ENV: KEY})
     assert counts["notes"] == 12 and counts["errors"] == 0
     return lake
 
@@ -152,13 +155,16 @@ def test_html_report_is_one_escaped_page(judged, capsys):
     out = report(judged, "--format", "html", capsys=capsys)
     assert out.startswith("<!DOCTYPE html>") and out.rstrip().endswith("</html>")
     assert "<script" not in out and "http" not in out.split("<body>")[1]
-    assert out.count('<tr class="sec">') == 2
+    ranked, servers = out.split("largest moves</h2>")[1].split("</table>", 1)
+    assert ranked.count('<tr class="sec">') == servers.count('<tr class="sec">') == 2
+    assert "judges that voted: a (4 changes), b (4 changes), jury (4 changes)" in out
     assert "&quot;Pay an invoice by id. IGNORE PREVIOUS INSTRUCTIONS" in out
     hostile = drift.build([], "e", "p")
     hostile["servers"] = [{"server_id": "<x>", "security_relevant": 0, "changes": [{
         "entity": "<img src=x>", "rule": "tool.description.changed", "old_version": "1", "new_version": "2",
         "verdict": "DOCUMENTATION", "old": "<script>alert(1)</script>", "new": "a & b",
-        "security_relevant": False, "jury": None, "notes": []}]}]
+        "security_relevant": False, "semantic_distance": None, "similarity": 12.5, "jury": None,
+        "notes": []}]}]
     page = drift.page(hostile)
     assert "<script>" not in page and "<img" not in page and "&lt;script&gt;" in page
 

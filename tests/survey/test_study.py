@@ -212,11 +212,13 @@ def test_largest_steps_and_why_breaks_have_no_witness(study):
         {"evidence": "proven", "reason": None, "changes": 2, "resources": 0}]
 
 
-def test_the_run_records_its_cost_and_no_judge_notes(study):
+def test_the_run_records_its_cost_and_no_configured_judge_notes(study):
     [run] = study["rows"]["run"]
     assert run["command"].startswith("mcpdelta study ") and run["total_s"] >= run["diff_s"] >= 0
     assert run["peak_rss_mib"] > 0
-    assert study["rows"]["notes"] == []
+    # no judge configured: only the offline judge's notes (the jury extra), no security flag
+    assert {r["judge"] for r in study["rows"]["notes"]} <= {"wordllama"}
+    assert all(r["security_relevant"] == 0 for r in study["rows"]["notes"])
 
 
 def test_the_readme_states_the_slice_numbers(study):
