@@ -112,9 +112,12 @@ def dialect(root) -> str:
 # --- the operator type ----------------------------------------------------
 
 class Operator:
-    def __init__(self, name, keeps, applies, edit, whole=False):
+    def __init__(self, name, keeps, applies, edit, whole=False, needs=None):
         self.name, self.keeps = name, keeps
         self._applies, self._edit, self._whole = applies, edit, whole
+        # a pattern a schema's canonical JSON must match for the operator to
+        # fit anywhere in it: seeds are looked for among those
+        self.needs = needs
 
     def applies(self, node, root, place) -> bool:
         try:
@@ -137,9 +140,9 @@ class Operator:
 OPERATORS = []
 
 
-def op(name, keeps, applies, whole=False):
+def op(name, keeps, applies, whole=False, needs=None):
     def register(edit):
-        OPERATORS.append(Operator(name, keeps, applies, edit, whole))
+        OPERATORS.append(Operator(name, keeps, applies, edit, whole, needs))
         return edit
     return register
 
@@ -154,7 +157,7 @@ def _not_root(place):
     lambda n, r, p: any(isinstance(n.get(k), (int, float)) and not isinstance(n.get(k), bool)
                         and b not in n for k, b in (("exclusiveMinimum", "minimum"),
                                                     ("exclusiveMaximum", "maximum")))
-    and dialect(r) != "draft-04" and not (keywords(r) & _NOT_DRAFT4), whole=True)
+    and dialect(r) != "draft-04" and not (keywords(r) & _NOT_DRAFT4), whole=True, needs='"exclusiveM')
 def _exclusive_to_draft4(root, place, rnd):
     node = at(root, place)
     for k, b in (("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")):
@@ -195,7 +198,7 @@ def _tuple_2020(n, r, p):
     return isinstance(n.get("prefixItems"), list) and dialect(r) == "2020-12"
 
 
-@op("tuple.prefixItems-to-draft07-items", True, _tuple_2020, whole=True)
+@op("tuple.prefixItems-to-draft07-items", True, _tuple_2020, whole=True, needs='"prefixItems"')
 def _prefix_to_items(root, place, rnd):
     if keywords(root) & {"$defs", "dependentRequired", "dependentSchemas", "unevaluatedProperties",
                          "unevaluatedItems", "$anchor", "$dynamicRef"}:
@@ -210,7 +213,7 @@ def _prefix_to_items(root, place, rnd):
 
 
 @op("tuple.draft07-items-to-prefixItems", True,
-    lambda n, r, p: isinstance(n.get("items"), list) and dialect(r) != "2020-12", whole=True)
+    lambda n, r, p: isinstance(n.get("items"), list) and dialect(r) != "2020-12", whole=True, needs=r'"items":\[')
 def _items_to_prefix(root, place, rnd):
     if "definitions" in keywords(root) and "$ref" in keywords(root):
         return None
@@ -242,7 +245,7 @@ def _dependent_required_added(root, place, rnd):
 
 @op("dependencies.draft07-to-dependentRequired", True,
     lambda n, r, p: isinstance(n.get("dependencies"), dict)
-    and all(isinstance(v, list) for v in n["dependencies"].values()), whole=True)
+    and all(isinstance(v, list) for v in n["dependencies"].values()), whole=True, needs='"dependencies"')
 def _dependencies_to_dependent_required(root, place, rnd):
     if "definitions" in keywords(root) and "$ref" in keywords(root):
         return None
@@ -269,7 +272,7 @@ def _rewrite_refs(node, old_prefix, new_prefix):
             _rewrite_refs(value, old_prefix, new_prefix)
 
 
-@op("defs.definitions-renamed", True, _has_defs, whole=True)
+@op("defs.definitions-renamed", True, _has_defs, whole=True, needs='efs')
 def _defs_renamed(root, place, rnd):
     # $defs <-> definitions; refs follow (both resolve as plain JSON pointers)
     old, new = ("$defs", "definitions") if "$defs" in root else ("definitions", "$defs")
@@ -315,7 +318,7 @@ def _inlinable(n, r, p):
     return isinstance(target, dict) and "$ref" not in keywords(target)
 
 
-@op("ref.inlined", True, _inlinable, whole=True)
+@op("ref.inlined", True, _inlinable, whole=True, needs=r'"\$ref"')
 def _ref_in(root, place, rnd):
     node = at(root, place)
     _, key, name = node["$ref"].split("/")
@@ -339,7 +342,7 @@ def _nullable_anyof(n, r, p):
         set(n) & {"type", "enum", "const"})
 
 
-@op("nullable.anyOf-to-type-list", True, _nullable_anyof)
+@op("nullable.anyOf-to-type-list", True, _nullable_anyof, needs=r'\{"type":"null"\}')
 def _anyof_to_type_list(node, rnd):
     # pydantic's Optional[T] (anyOf [T, null]) against zod's type [T, "null"]
     branches = node.pop("anyOf")
@@ -351,7 +354,7 @@ def _anyof_to_type_list(node, rnd):
 
 @op("nullable.type-list-to-anyOf", True,
     lambda n, r, p: isinstance(n.get("type"), list) and "null" in n["type"] and len(n["type"]) == 2
-    and not (set(n) & {"enum", "const", "anyOf", "oneOf"}))
+    and not (set(n) & {"enum", "const", "anyOf", "oneOf"}), needs=r'"type":\[')
 def _type_list_to_anyof(node, rnd):
     other = next(t for t in node["type"] if t != "null")
     annotations = {k: node.pop(k) for k in ("title", "description", "default") if k in node}
@@ -361,13 +364,13 @@ def _type_list_to_anyof(node, rnd):
 
 @op("enum.single-to-const", True,
     lambda n, r, p: isinstance(n.get("enum"), list) and len(n["enum"]) == 1 and "const" not in n
-    and dialect(r) != "draft-04")
+    and dialect(r) != "draft-04", needs='"enum"')
 def _enum_to_const(node, rnd):
     node["const"] = node.pop("enum")[0]
     return node
 
 
-@op("const.to-enum-of-one", True, lambda n, r, p: "const" in n and "enum" not in n)
+@op("const.to-enum-of-one", True, lambda n, r, p: "const" in n and "enum" not in n, needs='"const"')
 def _const_to_enum(node, rnd):
     node["enum"] = [node.pop("const")]
     return node
@@ -393,7 +396,7 @@ def _union(n):
     return None
 
 
-@op("union.branches-reordered", True, lambda n, r, p: _union(n))
+@op("union.branches-reordered", True, lambda n, r, p: _union(n), needs=r'Of":\[')
 def _union_reordered(node, rnd):
     key = _union(node)
     node[key] = node[key][::-1]
@@ -448,7 +451,7 @@ def _required_reordered(node, rnd):
 
 
 @op("type.list-reordered", True,
-    lambda n, r, p: isinstance(n.get("type"), list) and len(set(n["type"])) >= 2)
+    lambda n, r, p: isinstance(n.get("type"), list) and len(set(n["type"])) >= 2, needs=r'"type":\[')
 def _type_list_reordered(node, rnd):
     node["type"] = node["type"][::-1]
     return node
@@ -485,7 +488,7 @@ def _numbers(values):
 
 @op("enum.to-range", False,
     lambda n, r, p: isinstance(n.get("enum"), list) and _numbers(n["enum"])
-    and len(_numbers(n["enum"])) == len(n["enum"]))
+    and len(_numbers(n["enum"])) == len(n["enum"]), needs=r'"enum":\[-?\d')
 def _enum_to_range(node, rnd):
     values = node.pop("enum")
     node["minimum"], node["maximum"] = min(values), max(values) + rnd.choice([0, 10])
@@ -495,14 +498,14 @@ def _enum_to_range(node, rnd):
 
 @op("range.to-enum", False,
     lambda n, r, p: types_of(n) == {"integer"} and isinstance(n.get("minimum"), int)
-    and isinstance(n.get("maximum"), int) and n["minimum"] <= n["maximum"] and "enum" not in n)
+    and isinstance(n.get("maximum"), int) and n["minimum"] <= n["maximum"] and "enum" not in n, needs='"maximum"')
 def _range_to_enum(node, rnd):
     lo, hi = node.pop("minimum"), node.pop("maximum")
     node["enum"] = sorted({lo, hi, (lo + hi) // 2})
     return node
 
 
-@op("enum.widened", False, lambda n, r, p: isinstance(n.get("enum"), list) and n["enum"])
+@op("enum.widened", False, lambda n, r, p: isinstance(n.get("enum"), list) and n["enum"], needs='"enum"')
 def _enum_widened(node, rnd):
     sample = node["enum"][0]
     extra = sample + "_new" if isinstance(sample, str) else (
@@ -513,7 +516,7 @@ def _enum_widened(node, rnd):
     return node
 
 
-@op("enum.narrowed", False, lambda n, r, p: isinstance(n.get("enum"), list) and len(n["enum"]) >= 2)
+@op("enum.narrowed", False, lambda n, r, p: isinstance(n.get("enum"), list) and len(n["enum"]) >= 2, needs='"enum"')
 def _enum_narrowed(node, rnd):
     values = list(node["enum"])
     del values[rnd.randrange(len(values))]
@@ -595,14 +598,14 @@ def _type_changed(node, rnd):
     return node
 
 
-@op("union.branch-added", False, lambda n, r, p: _union(n) and {"type": "boolean"} not in n[_union(n)])
+@op("union.branch-added", False, lambda n, r, p: _union(n) and {"type": "boolean"} not in n[_union(n)], needs=r'Of":\[')
 def _branch_added(node, rnd):
     key = _union(node)
     node[key] = [*node[key], {"type": "boolean"}]
     return node
 
 
-@op("union.branch-removed", False, lambda n, r, p: _union(n))
+@op("union.branch-removed", False, lambda n, r, p: _union(n), needs=r'Of":\[')
 def _branch_removed(node, rnd):
     key = _union(node)
     branches = list(node[key])
@@ -611,7 +614,7 @@ def _branch_removed(node, rnd):
     return node
 
 
-@op("object.closed-to-open", False, lambda n, r, p: n.get("additionalProperties") is False)
+@op("object.closed-to-open", False, lambda n, r, p: n.get("additionalProperties") is False, needs='"additionalProperties":false')
 def _closed_to_open(node, rnd):
     del node["additionalProperties"]
     return node
@@ -690,7 +693,7 @@ def _not_added(node, rnd):
 
 
 @op("combinator.allOf-member-removed", False,
-    lambda n, r, p: isinstance(n.get("allOf"), list) and n["allOf"])
+    lambda n, r, p: isinstance(n.get("allOf"), list) and n["allOf"], needs='"allOf"')
 def _allof_member_removed(node, rnd):
     members = list(node["allOf"])
     del members[rnd.randrange(len(members))]
@@ -701,7 +704,7 @@ def _allof_member_removed(node, rnd):
     return node
 
 
-@op("const.changed", False, lambda n, r, p: "const" in n)
+@op("const.changed", False, lambda n, r, p: "const" in n, needs='"const"')
 def _const_changed(node, rnd):
     v = node["const"]
     node["const"] = v + "_x" if isinstance(v, str) else (not v if isinstance(v, bool) else (
@@ -738,7 +741,7 @@ def _property_names_added(node, rnd):
     return node
 
 
-@op("object.propertyNames-removed", False, lambda n, r, p: "propertyNames" in n)
+@op("object.propertyNames-removed", False, lambda n, r, p: "propertyNames" in n, needs='"propertyNames"')
 def _property_names_removed(node, rnd):
     del node["propertyNames"]
     return node
