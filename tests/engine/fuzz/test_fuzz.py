@@ -4,6 +4,7 @@ values python-jsonschema reads (``tests.engine.fuzz``)."""
 import pytest
 
 from tests.engine.fuzz.operators import OPERATORS, at, places
+from tests.engine.fuzz.oracle import closed, validator
 from tests.engine.fuzz.runner import Draws, Pair, judge, run, summary
 from tests.engine.fuzz.seeds import Seed, load_seeds
 
@@ -55,3 +56,31 @@ def test_the_default_run_finds_no_disagreement(seeds):
     assert report.pairs >= DEFAULT["pairs"] * 0.8, summary(report)
     assert skipped <= report.pairs * 0.2, summary(report)
     assert not report.disagreements, summary(report)
+
+
+def test_the_convention_closes_only_objects_that_say_nothing_of_other_keys():
+    schema = {"type": "object", "properties": {"a": {"type": "object", "properties": {}},
+                                               "b": {"type": "object", "additionalProperties": True,
+                                                     "properties": {"c": {"type": "string"}}}}}
+    out = closed(schema)
+    assert out["additionalProperties"] is False and out["properties"]["a"]["additionalProperties"] is False
+    assert out["properties"]["b"]["additionalProperties"] is True
+    assert "additionalProperties" not in schema  # the schema itself is left as it was
+
+
+def _break_values(pair):
+    old, new = validator(pair.old), validator(pair.new)
+    values = [v for side in Draws(30, 1).values(pair) for v in side]
+    keep = (lambda v: old.is_valid(v) and not new.is_valid(v)) if pair.side == "input" else (
+        lambda v: new.is_valid(v) and not old.is_valid(v))
+    return [v for v in values if keep(v)]
+
+
+@pytest.mark.parametrize("side", ["input", "output"])
+def test_a_new_optional_property_breaks_only_a_closed_output(side):
+    open_object = {"type": "object", "properties": {"q": {"type": "string"}}}
+    closed_object = {**open_object, "additionalProperties": False}
+    assert _break_values(_pair(side, open_object, "property.added-optional", ())) == []
+    found = _break_values(_pair(side, closed_object, "property.added-optional", ()))
+    assert bool(found) == (side == "output")
+    assert all("fuzz_new" in v for v in found)
