@@ -22,11 +22,16 @@ def main(argv=None) -> int:
     if args.pairs < 1 or args.values < 1:
         print("fuzz: --pairs and --values must be at least 1", file=sys.stderr)
         return 2
+    try:  # opened first: a path that cannot be written is said before the run, not after
+        out = open(args.json, "w", encoding="utf-8") if args.json else None
+    except OSError as exc:
+        print(f"fuzz: {args.json}: cannot write: {exc.strerror or exc}", file=sys.stderr)
+        return 2
     report = run(load_seeds(), args.pairs, args.seed, args.values, args.max_schema_chars,
                  progress=lambda line: print(line, file=sys.stderr, flush=True))
     print(summary(report, args.shown))
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as out:
+    if out:
+        with out:
             json.dump(report.as_json(), out, indent=1, sort_keys=True, default=repr)
     return 1 if report.disagreements else 0
 
