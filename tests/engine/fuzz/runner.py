@@ -29,6 +29,7 @@ import json
 import random
 import re
 import signal
+import sys
 import time
 
 from mcpdelta.errors import InputError
@@ -60,13 +61,18 @@ class deadline:
     def __enter__(self):
         def ring(signum, frame):
             raise TimedOut(f"over {self.seconds:g} CPU s")
-        self.previous = signal.signal(signal.SIGPROF, ring)
+        def unraisable(info, hook=sys.unraisablehook):
+            if not isinstance(info.exc_value, TimedOut):  # a ring a gc hook swallowed says nothing
+                hook(info)
+        self.previous = signal.signal(signal.SIGPROF, ring), sys.unraisablehook
+        sys.unraisablehook = unraisable
         # it rings again every 0.1 s: a callback that swallows one ring (a gc hook) does not end the bound
         signal.setitimer(signal.ITIMER_PROF, self.seconds, 0.1)
 
     def __exit__(self, *exc):
         signal.setitimer(signal.ITIMER_PROF, 0)
-        signal.signal(signal.SIGPROF, self.previous)
+        signal.signal(signal.SIGPROF, self.previous[0])
+        sys.unraisablehook = self.previous[1]
         return False
 
 
