@@ -8,7 +8,7 @@ from tests.engine.fuzz.oracle import closed, validator
 from tests.engine.fuzz.runner import Draws, Pair, judge, run, summary
 from tests.engine.fuzz.seeds import Seed, load_seeds
 
-DEFAULT = {"pairs": 500, "seed_value": 1, "values_per_side": 10, "max_schema_chars": 2000}
+DEFAULT = {"pairs": 250, "seed_value": 1, "values_per_side": 10, "max_schema_chars": 2000}
 
 
 @pytest.fixture(scope="module")
