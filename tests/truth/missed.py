@@ -104,7 +104,7 @@ def check_schema(old_raw, new_raw, side, examples):
     return {"value": value, "why": _why(r_check, value), "with_format": formats}
 
 
-def audit(folder, servers=None, examples=60):
+def audit(folder, servers=None, examples=40):
     """Every tool side whose schema changed with no BREAKING reported, with
     the value that shows a missed break (``found`` None when none was
     drawn)."""
@@ -137,14 +137,15 @@ def main(argv):
 
     parser = argparse.ArgumentParser(prog="python -m tests.truth.missed", description=__doc__.splitlines()[0])
     parser.add_argument("folders", nargs="+", metavar="FOLDER", help="captures as FOLDER/<server>/<version>.json[.gz]")
-    parser.add_argument("--examples", type=int, default=60, help="values drawn per changed schema (default 60)")
+    parser.add_argument("--examples", type=int, default=40, help="values drawn per changed schema (default 40)")
+    parser.add_argument("--server", action="append", metavar="ID", help="read only this server (repeatable)")
     args = parser.parse_args(argv)
     for folder in args.folders:
         if not pathlib.Path(folder).is_dir():
             parser.error(f"{folder}: no such capture folder")
     checked = missed = errors = 0
     for folder in args.folders:
-        for r in audit(folder, examples=args.examples):
+        for r in audit(folder, set(args.server) if args.server else None, args.examples):
             step = f"{r['server']} {r['old_version']} -> {r['new_version']}"
             if r["error"]:
                 errors += 1
