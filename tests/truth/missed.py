@@ -13,6 +13,9 @@ other side rejects is a missed break.
 The convention for open objects: a property an object does not declare is
 not part of the contract, so a new optional property is NON_BREAKING. Values are therefore drawn with every object that declares
 ``properties`` closed to them: no undeclared key is sent to the other side.
+Integers are drawn within JavaScript's safe range, +-(2^53 - 1), the only
+integers JSON carries between implementations (RFC 7493): zod 4 writes those
+bounds on every integer, and gaining them changes no value a client sends.
 A value that passes only with format checking off is reported as such.
 """
 
@@ -27,12 +30,14 @@ from tests.truth.corpus import steps
 
 SIDES = {"input": "inputSchema", "output": "outputSchema"}
 OPEN = ("additionalProperties", "patternProperties", "unevaluatedProperties")
+SAFE_INTEGER = 2 ** 53 - 1
 
 
 def close_declared(node, depth=0):
     """``node`` (a standalone schema) with every object that declares
-    ``properties`` and says nothing of other keys closed to undeclared keys:
-    values drawn from it carry only what the contract names."""
+    ``properties`` and says nothing of other keys closed to undeclared keys,
+    and every integer within the safe range: values drawn from it carry only
+    what the contract names."""
     if depth > 64:
         return node
     if isinstance(node, list):
@@ -49,6 +54,11 @@ def close_declared(node, depth=0):
             out[key] = close_declared(value, depth + 1)
     if isinstance(out.get("properties"), dict) and not any(k in out for k in OPEN):
         out["additionalProperties"] = False
+    kind = out.get("type")
+    if kind == "integer" or (isinstance(kind, list) and "integer" in kind):
+        for key, bound, pick in (("minimum", -SAFE_INTEGER, max), ("maximum", SAFE_INTEGER, min)):
+            value = out.get(key)
+            out[key] = pick(value, bound) if isinstance(value, (int, float)) and not isinstance(value, bool) else bound
     return out
 
 
