@@ -101,6 +101,7 @@ def audit(folder, servers=None, examples=120):
                 record["verdict"] = ("no tool", None)
             elif kind == PROVEN:
                 record["verdict"] = independent.check(change, old_tool, new_tool)
+                record["own"] = shows_its_own(change, old_tool, new_tool)
             elif kind == BY_RULE:
                 record["verdict"] = ("named", change["note"])
             else:
@@ -111,6 +112,71 @@ def audit(folder, servers=None, examples=120):
 
 
 FAILING = ("refuted", "unshown", "no tool")
+SKIP = {"anyOf", "oneOf", "allOf", "then", "else", "if", "not"}
+
+
+def instance_place(parts):
+    """The instance location a change's schema path parts name, each array
+    item or undeclared key as "*"; None where the path goes through a
+    definition (a ``$ref`` target serves many places)."""
+    out, i = [], 0
+    while i < len(parts):
+        key = parts[i]
+        if key in ("$defs", "definitions", "dependentSchemas"):
+            return None
+        if key == "properties" and i + 1 < len(parts):
+            out.append(parts[i + 1])
+            i += 2
+        elif key in ("prefixItems", "patternProperties") and i + 1 < len(parts):
+            out.append(parts[i + 1] if key == "prefixItems" else "*")
+            i += 2
+        elif key in ("items", "additionalItems", "additionalProperties", "contains"):
+            if i + 1 < len(parts):  # a change of the keyword itself is refused at its container
+                out.append("*")
+            i += 1
+        elif key in SKIP and i + 1 < len(parts) and str(parts[i + 1]).isdigit():
+            i += 2
+        else:
+            i += 1
+    return out
+
+
+def _errors(check, value):
+    stack = list(check.iter_errors(value))
+    while stack:
+        error = stack.pop()
+        yield error
+        stack += list(error.context or ())
+
+
+def shows_its_own(record, old_tool, new_tool):
+    """Whether the rejecting side refuses the witness at the change's own
+    place (for a property rule: at the property, or at its object naming it);
+    None when the place cannot be read."""
+    side_key = "inputSchema" if record["rule"].startswith("tool.input.") else "outputSchema"
+    place = instance_place(_parts(record, side_key))
+    if place is None:
+        return None
+    rejecting = (new_tool if side_key == "inputSchema" else old_tool).get(side_key, {})
+    named = None
+    rule = record["rule"].split(".", 2)[2]
+    if rule.startswith(("property.", "required.")) and place:
+        named, place = place[-1], place[:-1]
+
+    def under(at):
+        return len(at) >= len(place) and all(p == "*" or str(p) == str(a) for p, a in zip(place, at))
+
+    value = record["witness"]["value"]
+    check = independent.validator(rejecting)
+    if independent.accepts(check, value):  # refused only where formats are asserted
+        check = independent.validator(rejecting, formats=True)
+    for error in _errors(check, value):
+        at = list(error.absolute_path)
+        if named is None and under(at):
+            return True
+        if named is not None and under(at) and (len(at) > len(place) or f"'{named}'" in error.message):
+            return True
+    return False
 
 
 def table(records):
@@ -148,6 +214,11 @@ def main(argv):
           f"{total['unexplained']:8} {total['distinguished']:6} {total['unshown']:8}")
     print(f"witnesses confirmed by python-jsonschema: {total['confirmed']} "
           f"(+{total['confirmed with format']} only with format checking), refuted: {total['refuted']}")
+    elsewhere = [r for r in records if r.get("own") is False]
+    print(f"witnesses the rejecting side refuses elsewhere than at their change: {len(elsewhere)}")
+    for r in elsewhere:
+        print(f"  elsewhere: {r['server']} {r['old_version']} -> {r['new_version']} {r['rule']} {r['path']} "
+              f"witness {json.dumps(r['witness']['value'], sort_keys=True)[:160]}")
     for r in records:
         if r["verdict"][0] in FAILING:
             print(f"  {r['verdict'][0]}: {r['server']} {r['old_version']} -> {r['new_version']} "
