@@ -297,8 +297,15 @@ def survey_flow(servers_file: str | None = None, lake: str = "lake", config_file
 
 @task(name="capture-server", cache_policy=NO_CACHE)
 def capture_task(runner, server_id):
-    """Both capture passes of one server (its done marker at the end)."""
-    runner.capture(server_id)
+    """Both capture passes of one server (its done marker at the end);
+    False when the run was stopped first (a stop is no task failure)."""
+    from mcpdelta.survey.passes import Stopped
+
+    try:
+        runner.capture(server_id)
+    except Stopped:
+        return False
+    return True
 
 
 @flow(name="mcpdelta-capture")
@@ -312,7 +319,7 @@ def capture_flow(servers_file: str, out: str, concurrency: int = 2, sdk_check: s
     import signal
     import threading
 
-    from mcpdelta.survey.passes import Runner, Stopped, stop_all
+    from mcpdelta.survey.passes import Runner, stop_all
 
     logger = get_run_logger()
     runner = Runner(servers_file, out, concurrency, sdk_check)
@@ -327,10 +334,9 @@ def capture_flow(servers_file: str, out: str, concurrency: int = 2, sdk_check: s
         if not todo:
             break
         try:
-            capture_task(runner, todo[0])
+            if not capture_task(runner, todo[0]):
+                break
             done.append(todo[0])
-        except Stopped:
-            break
         except InputError as exc:
             logger.error(str(exc))
             errors.append(todo[0])
