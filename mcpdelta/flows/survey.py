@@ -8,6 +8,11 @@ run:
     python -m mcpdelta.flows.survey --lake lake                        # this machine
     python -m mcpdelta.flows.survey --lake /shared/lake --task-runner dask --address tcp://scheduler:8786
     python -m mcpdelta.flows.survey --task-runner ray --address ray://head:10001
+    python -m mcpdelta.flows.survey --servers FILE --captures OUT   # both capture passes into a folder
+
+With ``--captures`` the flow crawls the servers file's sweeps into a capture
+folder instead of a lake: both passes, server by server, resumable
+(``mcpdelta/survey/passes.py``); ``mcpdelta ingest`` reads the folder later.
 
 On a cluster the crawl and the diff fan out, one task per group of servers
 (``--crawl-group``, ``--diff-group``): each worker installs into its own
@@ -27,6 +32,7 @@ from mcpdelta.cli import Parser, missing_extra
 
 try:
     from prefect import flow, task
+    from prefect.cache_policies import NO_CACHE
 except ModuleNotFoundError as _exc:  # run as a script on an install without the extra
     if __name__ != "__main__":
         raise
@@ -296,6 +302,57 @@ def survey_flow(servers_file: str | None = None, lake: str = "lake", config_file
             "summary": summary}
 
 
+@task(name="capture-server", cache_policy=NO_CACHE)
+def capture_task(runner, server_id):
+    """Both capture passes of one server (its done marker at the end);
+    False when the run was stopped first (a stop is no task failure)."""
+    from mcpdelta.survey.passes import Stopped
+
+    try:
+        runner.capture(server_id)
+    except Stopped:
+        return False
+    return True
+
+
+@flow(name="mcpdelta-capture")
+def capture_flow(servers_file: str, out: str, concurrency: int = 2, sdk_check: str | None = None):
+    """Both capture passes of every server not yet done into ``out``, one
+    server at a time (``concurrency`` of its releases at once), until none
+    is left or the run is stopped. A server whose crawl ends in error is
+    left not done (a later run tries it again) and the run goes on."""
+    from prefect import get_run_logger
+
+    import signal
+    import threading
+
+    from mcpdelta.survey.passes import Runner, stop_all
+
+    logger = get_run_logger()
+    runner = Runner(servers_file, out, concurrency, sdk_check)
+    if threading.current_thread() is threading.main_thread():
+        # in place of the flow engine's handler, which would end the run at
+        # once and leave the running crawl to finish on its own
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(signum, stop_all)
+    done, errors = [], []
+    while not runner.stopped:
+        todo = [i for i in runner.pending() if i not in errors]
+        if not todo:
+            break
+        try:
+            if not capture_task(runner, todo[0]):
+                break
+            done.append(todo[0])
+        except InputError as exc:
+            logger.error(str(exc))
+            errors.append(todo[0])
+    left = len(runner.pending())
+    logger.info(f"{len(done)} server(s) captured, {len(errors)} in error, {left} left"
+                + (" (stopped: run the same command again to go on)" if runner.stopped else ""))
+    return {"servers": len(done), "errors": errors, "left": left, "stopped": runner.stopped}
+
+
 def task_runner(kind: str, address: str | None):
     """The task runner for ``--task-runner``: local threads by default, or an
     existing Dask / Ray cluster (prefect-dask / prefect-ray must be installed)."""
@@ -336,9 +393,17 @@ def main(argv=None):
     parser.add_argument("--wait", action="store_true",
                         help="if another mcpdelta is writing the lake, wait for it (default: fail at once)")
     parser.add_argument("--format", choices=("text", "json"), default="text")
+    parser.add_argument("--captures", metavar="DIR",
+                        help="crawl both capture passes of --servers into DIR (no lake, no diff), resumably")
+    parser.add_argument("--concurrency", type=int, default=2, metavar="N",
+                        help="with --captures: releases captured at once (default: 2)")
+    parser.add_argument("--sdk-check", metavar="SCRIPT",
+                        help="with --captures: bench/sdk_check.py, run between a server's two passes")
     args = parser.parse_args(argv)
     if args.crawl_group < 1 or args.diff_group < 1:
         parser.error("--crawl-group and --diff-group must be at least 1")
+    if args.captures:
+        return _captures(parser, args)
     try:
         runner = task_runner(args.task_runner, args.address)
     except ModuleNotFoundError as exc:  # the runner's package: one line naming what brings it
@@ -370,6 +435,24 @@ def main(argv=None):
     else:
         print(result)
     return 0
+
+
+def _captures(parser, args) -> int:
+    """``--captures``: the capture flow (stopped cleanly by SIGTERM or SIGINT)."""
+    import signal
+
+    if not args.servers or args.concurrency < 1:
+        parser.error("--captures needs --servers, and --concurrency must be at least 1")
+    try:
+        result = capture_flow(servers_file=args.servers, out=args.captures, concurrency=args.concurrency,
+                              sdk_check=args.sdk_check)
+    except InputError as exc:
+        print(f"mcpdelta: error: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps(result) if args.format == "json" else
+          f"{result['servers']} server(s) captured, {len(result['errors'])} in error, {result['left']} left"
+          + ("; stopped: the same command goes on from here" if result["stopped"] else ""))
+    return 128 + signal.SIGTERM if result["stopped"] else 0
 
 
 if __name__ == "__main__":  # Dask with worker processes needs this guard

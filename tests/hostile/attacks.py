@@ -35,7 +35,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 SERVERS = ROOT / "tests" / "hostile" / "servers"
 STDIO = SERVERS / "hostile_stdio.py"
 JUDGE = SERVERS / "judge_http.py"
-PACK = ROOT / "data" / "ecosystem" / "pack.py"
+PACK = ("-m", "mcpdelta.survey.pack")
 CAPTURES = ROOT / "tests" / "fixtures" / "captures"
 
 sys.path.insert(0, str(SERVERS))
@@ -309,11 +309,11 @@ def _ids(d, outside):
              "error", item=3, untouched=[outside / "x.json"]),
         Case("crawl: ids '../x' and an absolute path stay in --out", ["crawl", "--servers", ids, "--out", crawl_out],
              item=3, verify=lambda _: no_stray(_) + ([] if len(_log(crawl_out)) == 3 else ["not every id logged"])),
-        Case("pack.py --unpack: a crawl-log id '../../x'", ["python", PACK, "--unpack", packed, d / "unpacked-ids"],
+        Case("pack.py --unpack: a crawl-log id '../../x'", ["python", *PACK, "--unpack", packed, d / "unpacked-ids"],
              "error", item=3,
              verify=lambda _: ["wrote outside"] if (d / "escaped-by-unpack").exists()
              or (d.parent / "escaped-by-unpack").exists() else []),
-        Case("pack.py --unpack: a crawl-log line that is not JSON", ["python", PACK, "--unpack", packed_junk,
+        Case("pack.py --unpack: a crawl-log line that is not JSON", ["python", *PACK, "--unpack", packed_junk,
                                                                      d / "unpacked-junk"], "error", item=3),
     ]
 
@@ -468,7 +468,7 @@ def _gzip(d, outside):
         Case("ingest: gzip cut short, a wrong CRC, trailing bytes, two members: error rows", ["ingest", folder,
                                                                                                "--lake", lake],
              item=5, verify=stored),
-        Case("pack.py --unpack: an archive cut short", ["python", PACK, "--unpack", packed, d / "unpacked-gzip"],
+        Case("pack.py --unpack: an archive cut short", ["python", *PACK, "--unpack", packed, d / "unpacked-gzip"],
              "error", item=5),
     ]
 

@@ -1,15 +1,10 @@
-"""data/ecosystem/pack.py: a crawl folder packed for the repository, and
+"""mcpdelta.survey.pack: a crawl folder packed for the repository, and
 with ``--plan`` only what the servers file still plans."""
 
 import gzip
-import importlib.util
 import json
 
-from tests.conftest import ROOT
-
-spec = importlib.util.spec_from_file_location("pack", ROOT / "data" / "ecosystem" / "pack.py")
-pack = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(pack)
+from mcpdelta.survey import pack
 
 PLAN = """servers:
   - {id: kept, package: {registry: npm, name: kept, versions: [1.0.0, 1.2.0, '>1.2.0']}}

@@ -1,17 +1,16 @@
 """The ecosystem population: classify every candidate, plan its releases.
 
-    python data/ecosystem/classify.py fetch  [--meta DIR]   # registry metadata of every candidate
-    python data/ecosystem/classify.py build  [--meta DIR]   # classification.tsv + data/servers/ecosystem.yaml
-    python data/ecosystem/classify.py check  CRAWL_DIR...    # latest-release crawl results -> checks.tsv
+    python scripts/ecosystem/classify.py fetch  [--meta DIR]   # registry metadata of every candidate
+    python scripts/ecosystem/classify.py build  [--meta DIR]   # classification.tsv + data/servers/ecosystem.yaml
+    python scripts/ecosystem/classify.py check  CRAWL_DIR...    # latest-release crawl results -> checks.tsv
 
-(fetch and build take --candidates FILE: the shared list, by default beside the checkout.)
+(fetch and build take --candidates FILE: by default data/ecosystem/candidates.tsv.)
 
-``fetch`` asks the registries about the candidates only (``npm view NAME bin
-dependencies time deprecated --json`` and the abbreviated packument for each
-release's ``bin``; PyPI's JSON API and the latest wheel's
-``entry_points.txt`` and ``Requires-Dist``) and keeps one JSON file per
-package in the metadata folder (a file an older fetch stored without the
-releases' executables gets them added). ``build`` reads those files with no
+``fetch`` asks the registries about the candidates only, once each (npm:
+the package's packument, every release's ``bin`` and date; PyPI: the JSON
+API, then the latest wheel's ``entry_points.txt`` and ``Requires-Dist``) and
+keeps one JSON file per package in the metadata folder: a rerun asks only
+about the packages it has no file for. ``build`` reads those files with no
 network: the evidence (executables, MCP server SDK dependency) comes from
 them, the judgement a name or description cannot settle from
 ``judgements.tsv`` (hand-checked, one reason per row), the start recipes
@@ -31,7 +30,6 @@ import functools
 import io
 import json
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -46,13 +44,14 @@ from mcpdelta.crawl.lookups import pypi_url  # noqa: E402
 from mcpdelta.crawl.package_names import name_problem  # noqa: E402  (the crawler's own checks)
 from mcpdelta.inputs import load_yaml, read_text  # noqa: E402  (the one YAML reader: duplicate keys refused)
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parents[1]
-CANDIDATES = ROOT.parent / "shared" / "ecosystem" / "candidates.tsv"  # beside the checkout
+ROOT = Path(__file__).resolve().parents[2]
+HERE = ROOT / "data" / "ecosystem"      # the population's data: candidates, judgements, recipes, checks
+CANDIDATES = HERE / "candidates.tsv"    # made by scripts/ecosystem/candidates.py
 DEFAULT_META = Path(tempfile.gettempdir()) / "mcpdelta-ecosystem-meta"
 TODAY = dt.datetime(2026, 12, 1, tzinfo=dt.timezone.utc)
 WINDOW_DAYS = 548                       # 18 months
 MAX_RELEASES = 12
+MAX_PACKUMENT = 64 << 20                # bytes of one npm packument read
 
 # Dependencies that make a package an MCP server (or able to serve one).
 NPM_SERVER_SDKS = ("@modelcontextprotocol/sdk", "@modelcontextprotocol/server", "fastmcp", "tmcp",
@@ -75,26 +74,26 @@ def meta_file(meta: Path, registry: str, name: str) -> Path:
 
 
 def fetch_npm(name: str) -> dict:
-    out = subprocess.run(["npm", "view", "--json", "--", name, "bin", "dependencies", "time", "deprecated",
-                          "description"], capture_output=True, text=True, timeout=120)
-    if out.returncode != 0:
-        return {"error": (out.stderr.strip().splitlines() or ["npm view failed"])[0]}
-    data = json.loads(out.stdout or "{}")
-    if "time" not in data:              # a single requested field comes back bare
-        data = {"time": data}
-    data["version_bins"] = fetch_npm_version_bins(name)
-    return data
-
-
-def fetch_npm_version_bins(name: str) -> dict[str, list[str]]:
-    """{version: its executables' names}, from the registry's abbreviated
-    packument (``npm view`` gives the latest release's ``bin`` only)."""
+    """One request: the registry's packument (every release's ``bin`` and
+    date, the latest release's dependencies and deprecation)."""
     import httpx
 
-    resp = httpx.get(npm_registry() + "/" + name.replace("/", "%2f"), timeout=120, follow_redirects=True,
-                     headers={"Accept": "application/vnd.npm.install-v1+json"})
-    resp.raise_for_status()
-    return {v: bin_names(name, doc.get("bin")) for v, doc in resp.json().get("versions", {}).items()}
+    url = npm_registry() + "/" + name.replace("/", "%2f")
+    with httpx.stream("GET", url, timeout=120, follow_redirects=True) as resp:
+        if resp.status_code != 200:
+            return {"error": f"npm registry HTTP {resp.status_code}"}
+        body = bytearray()
+        for chunk in resp.iter_bytes():
+            body += chunk
+            if len(body) > MAX_PACKUMENT:
+                return {"error": f"packument over {MAX_PACKUMENT >> 20} MiB"}
+    doc = json.loads(body)
+    versions = doc.get("versions") or {}
+    latest = versions.get((doc.get("dist-tags") or {}).get("latest"), {})
+    return {"bin": latest.get("bin"), "dependencies": latest.get("dependencies") or {},
+            "deprecated": latest.get("deprecated"), "description": doc.get("description"),
+            "time": {v: t for v, t in (doc.get("time") or {}).items() if v in versions},
+            "version_bins": {v: bin_names(name, d.get("bin")) for v, d in versions.items()}}
 
 
 @functools.cache
@@ -146,16 +145,9 @@ def fetch_pypi(name: str) -> dict:
     return data
 
 
-def missing_version_bins(path: Path) -> bool:
-    """An npm metadata file of an older fetch, without each release's executables."""
-    data = json.loads(path.read_text())
-    return not data.get("error") and "version_bins" not in data
-
-
 def cmd_fetch(args) -> int:
     rows = candidates(args.candidates)
-    todo = [r for r in rows if args.refresh or not meta_file(args.meta, r["registry"], r["name"]).exists()
-            or r["registry"] == "npm" and missing_version_bins(meta_file(args.meta, r["registry"], r["name"]))]
+    todo = [r for r in rows if args.refresh or not meta_file(args.meta, r["registry"], r["name"]).exists()]
 
     def one(row):
         fetch = fetch_npm if row["registry"] == "npm" else fetch_pypi
@@ -164,10 +156,7 @@ def cmd_fetch(args) -> int:
         if problem:  # a candidate's name is registry data: never an option or a path
             return row["name"], problem
         try:
-            if not args.refresh and path.exists():     # only the releases' executables are missing
-                data = dict(json.loads(path.read_text()), version_bins=fetch_npm_version_bins(row["name"]))
-            else:
-                data = fetch(row["name"])
+            data = fetch(row["name"])
         except Exception as exc:  # noqa: BLE001 - one package's failure is recorded, the rest carry on
             if path.exists() and not args.refresh:      # keep what an earlier fetch stored
                 return row["name"], f"{type(exc).__name__}: {exc} (kept the earlier metadata)"
@@ -306,8 +295,17 @@ def cmd_build(args) -> int:
         print(f"classify: {len(missing)} candidates have no registry metadata in {args.meta} "
               f"(first {missing[0]['registry']} {missing[0]['name']}): run fetch first", file=sys.stderr)
         return 2
+    earlier, planned = earlier_population()
     for cand in candidates(args.candidates):
         reg, name = cand["registry"], cand["name"]
+        if (reg, name) in earlier:          # classified before: its row and its releases stay
+            row = earlier[(reg, name)]
+            rows.append(row)
+            if row["class"] == "server":
+                entry = planned[(reg, name)]
+                servers.append(dict(server_entry(reg, name, recipes.get(f"{reg}:{name}", {}),
+                                                 entry["package"]["versions"][:-1]), id=entry["id"]))
+            continue
         data = json.loads(meta_file(args.meta, reg, name).read_text())
         judged = judgements.get((reg, name))
         if data.get("error"):
@@ -341,6 +339,9 @@ def cmd_build(args) -> int:
             left_out += no_bin
     seen: dict[str, str] = {}
     for s in servers:
+        if s["id"] in seen and f"{s['package']['registry']}:{s['package']['name']}" not in recipes:
+            # the earlier candidate keeps its id (ids never change); the later one is named for its registry
+            s["id"] = f"{s['id']}-{s['package']['registry']}"
         if s["id"] in seen:
             problems.append(f"server id {s['id']!r} of {s['package']['name']} is taken by {seen[s['id']]}: "
                             "give one an id in recipes.yaml")
@@ -361,6 +362,20 @@ def cmd_build(args) -> int:
     print(f"{len(rows)} candidates, {len(servers)} servers, "
           f"{sum(len(s['package']['versions']) - 1 for s in servers)} releases planned")
     return 1 if problems else 0
+
+
+def earlier_population() -> tuple[dict, dict]:
+    """The committed classification's rows and servers file's entries, by
+    (registry, package): a package classified once keeps its row, its
+    server id and its planned releases (the captures are of them, and the
+    registry reached now may hold fewer of its releases), its recipe
+    applied anew. Delete its row to classify it again."""
+    rows = read_tsv(HERE / "classification.tsv")
+    path = ROOT / "data" / "servers" / "ecosystem.yaml"
+    entries = load_yaml(read_text(path), str(path))["servers"] if path.exists() else []
+    planned = {(e["package"]["registry"], e["package"]["name"]): e for e in entries}
+    # a server row whose entry is gone cannot be kept as it was: it is classified again
+    return {k: r for k, r in rows.items() if r["class"] != "server" or k in planned}, planned
 
 
 def default_class(ev: dict | None) -> tuple[str, str]:
@@ -406,11 +421,11 @@ def server_entry(registry: str, name: str, recipe: dict, versions: list[str]) ->
 
 HEADER = """\
 # The ecosystem survey's population: every candidate of
-# ../../../shared/ecosystem/candidates.tsv classified as a server
+# data/ecosystem/candidates.tsv classified as a server
 # (data/ecosystem/classification.tsv holds every row and each exclusion's
 # reason), with the releases of its last 18 months chosen by rule, and (the
 # selector ending each list) every release published after them. Generated
-# by `python data/ecosystem/classify.py build` from the registry metadata,
+# by `python scripts/ecosystem/classify.py build` from the registry metadata,
 # data/ecosystem/judgements.tsv and data/ecosystem/recipes.yaml: edit those,
 # not this file. An npm release that ships no executable is no server
 # release: {left_out} such releases of these servers' windows are left out
@@ -429,7 +444,10 @@ def write_servers(servers: list[dict], path: Path, left_out: int) -> None:
     body = yaml.safe_dump({"servers": servers, "limits": {"timeout_s": 60, "concurrency": 2,
                                                           "total_timeout_s": 240, "install_timeout_s": 900}},
                           sort_keys=False, width=120, default_flow_style=None, allow_unicode=True)
-    path.write_text(HEADER.format(left_out=left_out) + body, encoding="utf-8")
+    # whole or not at all: a crawl running from this file reads it again before each server
+    temporary = path.with_suffix(".yaml.tmp")
+    temporary.write_text(HEADER.format(left_out=left_out) + body, encoding="utf-8")
+    temporary.replace(path)
 
 
 # -- check ---------------------------------------------------------------------

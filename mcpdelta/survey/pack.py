@@ -1,11 +1,11 @@
-"""Pack a crawl.sh output folder for the repository: each pass's
+"""Pack a capture folder (``mcpdelta/survey/passes.py``) for the repository: each pass's
 ``<server-id>/<version>.json`` gzipped (``ingest`` reads ``.json.gz``), its
 crawl logs merged (every runner's, in attempt order) and the SDK check's
 results merged, each written only when it changed.
 
-    python data/ecosystem/pack.py OUT data/ecosystem            # OUT/a -> captures/, OUT/b -> captures-b/
-    python data/ecosystem/pack.py OUT data/ecosystem --plan data/servers/ecosystem.yaml
-    python data/ecosystem/pack.py --unpack data/ecosystem OUT   # resume a crawl from the committed data
+    python -m mcpdelta.survey.pack OUT data/ecosystem            # OUT/a -> captures/, OUT/b -> captures-b/
+    python -m mcpdelta.survey.pack OUT data/ecosystem --plan data/servers/ecosystem.yaml
+    python -m mcpdelta.survey.pack --unpack data/ecosystem OUT   # resume a crawl from the committed data
 
 With ``--plan``, only what the servers file still plans is packed: a
 server it no longer lists (excluded since) and a release its version list
@@ -14,7 +14,7 @@ committed data, captures and log rows alike, so the write-up counts the
 releases the plan attempts.
 
 OUT holds the first runner's passes as OUT/a and OUT/b and every other
-runner's under OUT/runner-K/ (see crawl.sh).
+runner's under OUT/runner-K/ (earlier crawls ran several runners).
 
 The folders and logs read are data someone else may have written: every
 crawl-log id becomes a path only through ``mcpdelta.names`` (``../x`` is
@@ -176,7 +176,7 @@ def main(argv) -> int:
             count = pack(pathlib.Path(argv[0]), pathlib.Path(argv[1]), plan)
             print(f"{count} capture(s) written under {argv[1]}")
     except (InputError, OSError) as exc:
-        print(f"pack.py: error: {visible(exc)}", file=sys.stderr)
+        print(f"mcpdelta.survey.pack: error: {visible(exc)}", file=sys.stderr)
         return 2
     return 0
 
