@@ -57,6 +57,7 @@ UNREADABLE = {
     "report": lambda d: ["report", "--lake", d / "gone"],
     "study": lambda d: ["study", d / "gone.yaml", "--out", d / "out"],
     "drift": lambda d: ["drift", "--lake", d / "gone"],
+    "site": lambda d: ["site", "--lake", d / "gone", "--out", d / "site"],
 }
 
 

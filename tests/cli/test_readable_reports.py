@@ -69,8 +69,8 @@ def test_the_filesystem_rules_are_stated_once_with_every_tool_listed():
     assert text.count(listing) == 2
     for rule in ("tool.input.constraint.tightened", "tool.input.type.narrowed"):
         assert listing in _block(text, rule), rule
-    assert "The type of the root in the input of tool <tool> narrowed from absent to \"object\"." in text
-    assert "additionalProperties constraint of the root" in text and "{*}" not in text
+    assert "The type of the arguments object in the input of tool <tool> narrowed from absent to \"object\"." in text
+    assert "additionalProperties constraint of the arguments object" in text and "{*}" not in text
     assert len(text.splitlines()) < len(result.changes)
 
 
@@ -174,15 +174,15 @@ def test_two_changes_that_read_the_same_carry_their_pointers():
     # two unmodelled keywords of one property: the engine's message names
     # the property, not the keyword, so only the pointers tell them apart
     old = {"tools": [{"name": "t", "inputSchema": {"type": "object", "properties": {
-        "a": {"type": "string", "x-a": 1, "x-b": 1}}}}]}
+        "a": {"type": "string", "acmeA": 1, "acmeB": 1}}}}]}
     new = {"tools": [{"name": "t", "inputSchema": {"type": "object", "properties": {
-        "a": {"type": "string", "x-a": 2, "x-b": 2}}}}]}
+        "a": {"type": "string", "acmeA": 2, "acmeB": 2}}}}]}
     result = DiffResult(old, new)
     assert len({c.message for c in result.changes}) == 1 < len(result.changes)
     for fmt in ("text", "markdown"):
         out = render(fmt, result)
-        assert "/tools/t/inputSchema/properties/a/x-a" in out, fmt
-        assert "/tools/t/inputSchema/properties/a/x-b" in out, fmt
+        assert "/tools/t/inputSchema/properties/a/acmeA" in out, fmt
+        assert "/tools/t/inputSchema/properties/a/acmeB" in out, fmt
     # where the messages differ, no pointer is printed
     assert "/tools/" not in render("text", _result(FILESYSTEM))
 
