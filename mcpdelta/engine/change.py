@@ -13,6 +13,16 @@ def pointer(*parts) -> str:
     return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
 
 
+def parts_below(path: str, base: str):
+    """The unescaped parts of JSON pointer ``path`` below ``base`` (``pointer``
+    read back), or None when ``path`` is not under ``base``."""
+    if path == base:
+        return ()
+    if not path.startswith(base + "/"):
+        return None
+    return tuple(p.replace("~1", "/").replace("~0", "~") for p in path[len(base) + 1:].split("/"))
+
+
 def short(value, limit: int = 60) -> str:
     """A one-line rendering of a JSON value for messages."""
     text = _one_line(value)

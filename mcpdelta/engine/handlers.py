@@ -23,6 +23,7 @@ from mcpdelta.engine.meaning import (
     value_keys,
 )
 from mcpdelta.engine.net import MISSING
+from mcpdelta.engine.values import binding_bound
 
 
 def _is_number(value) -> bool:
@@ -162,24 +163,9 @@ def _pattern_reaches(wider, low, high) -> bool:
     return least is not None and least >= high
 
 
-def _effective(node, inclusive, exclusive, lower):
-    """The binding (value, is exclusive, keyword) of a numeric bound, None if
-    unbounded, False if the walk cannot read it (left to the net)."""
-    found = []
-    for key, strict in ((inclusive, False), (exclusive, True)):
-        if key in node:
-            if not _is_number(node[key]):
-                return False
-            found.append((node[key], strict, key))
-    if not found:
-        return None
-    # the tighter one binds: for a lower bound the larger value, exclusive on a tie
-    return max(found, key=lambda f: (f[0], f[1])) if lower else min(found, key=lambda f: (f[0], not f[1]))
-
-
 def _numeric_bound(w, old, new, rel, inclusive, exclusive, lower):
-    a = _effective(old, inclusive, exclusive, lower)
-    b = _effective(new, inclusive, exclusive, lower)
+    a = binding_bound(old, inclusive, exclusive, lower)
+    b = binding_bound(new, inclusive, exclusive, lower)
     if a is False or b is False or (a is None and b is None):
         return
     if a is not None and b is not None and (a[0], a[1]) == (b[0], b[1]):

@@ -9,7 +9,7 @@ caught by the completeness net (``net.py``) and reported as
 """
 
 from mcpdelta.engine import values
-from mcpdelta.engine.change import Change, pointer
+from mcpdelta.engine.change import Change, parts_below, pointer
 from mcpdelta.engine.equality import canonical, same
 from mcpdelta.engine.handlers import HANDLED, HANDLERS, partners
 from mcpdelta.engine.keywords import ACTS_ON, ANNOTATIONS, keyword_at
@@ -188,8 +188,7 @@ class _Walk:
             elif (kind == "narrower" and lost is not None) or (kind == "wider" and gained is not None):
                 keep.append(change)
         shown = {_DIRECTION.get(c.rule[len(self.prefix):]) for c in keep}
-        listed = "enum" in old or "const" in old, "enum" in new or "const" in new
-        both_listed = all(listed)
+        both_listed = all("enum" in side or "const" in side for side in (old, new))
         part = {k: old[k] for k in sorted(old) if k in values.KEYWORDS}, \
             {k: new[k] for k in sorted(new) if k in values.KEYWORDS}
         detail = ", ".join(moved)
@@ -220,7 +219,7 @@ class _Walk:
         name = {("type", "wider"): "type.widened", ("type", "narrower"): "type.narrowed",
                 ("constraint", "wider"): "constraint.loosened",
                 ("constraint", "narrower"): "constraint.tightened"}[(family, verdict)]
-        rel = relative_to(change.path, self.base)
+        rel = parts_below(change.path, self.base)
         return Change(self.prefix + name, self.entity, change.path, change.old, change.new,
                       where=label(rel), detail=rel[-1] if rel else "")
 
@@ -337,12 +336,6 @@ _DIRECTION = {
     "type.widened": "wider", "enum.widened": "wider", "constraint.loosened": "wider",
     "type.changed": "changed", "constraint.changed": "changed",
 }
-
-
-def relative_to(path, base) -> tuple:
-    """The unescaped parts of ``path`` below ``base``."""
-    tail = path[len(base):]
-    return tuple(p.replace("~1", "/").replace("~0", "~") for p in tail.split("/")[1:]) if tail else ()
 
 
 # Rules that say nothing about which values validate.

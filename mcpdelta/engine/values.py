@@ -24,6 +24,7 @@ from fractions import Fraction
 from mcpdelta.engine import regex
 from mcpdelta.engine.equality import json_key
 from mcpdelta.engine.keywords import ANNOTATING
+from mcpdelta.engine.meaning import json_type, type_names
 
 SCALARS = ("null", "boolean", "integer", "number", "string")
 KEYWORDS = frozenset({"type", "enum", "const", "minimum", "maximum", "exclusiveMinimum",
@@ -55,17 +56,12 @@ def read(node):
         if key not in KEYWORDS and key not in ANNOTATING and not key.startswith("x-"):
             return None
     p = _Place()
-    kind = node.get("type")
-    if kind is None:
-        kinds = None
-    elif isinstance(kind, str):
-        kinds = {kind}
-    elif isinstance(kind, list) and kind and all(isinstance(k, str) for k in kind):
-        kinds = set(kind)
-    else:
-        return None
-    if kinds is not None and not kinds <= set(SCALARS):
-        return None
+    kinds = None
+    if "type" in node:
+        names = type_names(node["type"])
+        if names is None or not set(names) <= set(SCALARS):
+            return None
+        kinds = set(names)
     listed = None
     if "enum" in node:
         if not isinstance(node["enum"], list) or len(node["enum"]) > MAX_LISTED:
@@ -79,7 +75,7 @@ def read(node):
     if kinds is None:
         if listed is None:
             return None  # any type at all, objects and arrays too
-        kinds = {_kind(v) for v in listed}
+        kinds = {json_type(v) for v in listed}
     if "integer" in kinds and "number" in kinds:
         kinds.discard("integer")
     p.kinds, p.listed = kinds, listed
@@ -109,40 +105,33 @@ def read(node):
     return p
 
 
-def _bound(node, inclusive, exclusive, lower):
-    """(value, open) of the binding bound, (None, False) if none, (False, _)
-    when it cannot be read (a draft-4 boolean left by the normaliser)."""
+def binding_bound(node, inclusive, exclusive, lower):
+    """The binding (value, is exclusive, keyword) of a numeric bound, None if
+    unbounded, False if the walk cannot read it (left to the net)."""
     found = []
-    if inclusive in node:
-        if not _number(node[inclusive]):
-            return False, False
-        found.append((Fraction(str(node[inclusive])), False))
-    if exclusive in node:
-        if not _number(node[exclusive]):
-            return False, False
-        found.append((Fraction(str(node[exclusive])), True))
+    for key, strict in ((inclusive, False), (exclusive, True)):
+        if key in node:
+            if not _number(node[key]):
+                return False
+            found.append((node[key], strict, key))
     if not found:
-        return None, False
-    if lower:
-        return max(found, key=lambda f: (f[0], f[1]))
-    return min(found, key=lambda f: (f[0], not f[1]))
+        return None
+    # the tighter one binds: for a lower bound the larger value, exclusive on a tie
+    return max(found, key=lambda f: (f[0], f[1])) if lower else min(found, key=lambda f: (f[0], not f[1]))
 
 
-def _kind(value) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int) or (isinstance(value, float) and value.is_integer()):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    return "string"
+def _bound(node, inclusive, exclusive, lower):
+    """(value as a Fraction, open) of the binding bound, (None, False) if
+    none, (False, False) when it cannot be read."""
+    found = binding_bound(node, inclusive, exclusive, lower)
+    if found is None or found is False:
+        return found, False
+    return Fraction(str(found[0])), found[1]
 
 
 def accepts(p, value):
     """Does place ``p`` accept scalar ``value``? None: cannot say."""
-    kind = _kind(value)
+    kind = json_type(value)
     if not (kind in p.kinds or (kind == "integer" and "number" in p.kinds)):
         return False
     if p.listed is not None and json_key(value) not in {json_key(v) for v in p.listed}:
@@ -165,10 +154,8 @@ def accepts(p, value):
 
 def _finite(p):
     """Every value ``p`` accepts, when they are few and known; else None."""
-    out = []
-    for kind in sorted(p.kinds):
-        if p.listed is not None:
-            continue
+    out = list(p.listed) if p.listed is not None else []
+    for kind in sorted(p.kinds) if p.listed is None else ():
         if kind == "null":
             out.append(None)
         elif kind == "boolean":
@@ -178,8 +165,6 @@ def _finite(p):
             out += list(range(math.ceil(p.low), math.floor(p.high) + 1))
         else:
             return None
-    if p.listed is not None:
-        out = list(p.listed)
     kept = []
     for value in out:
         ok = accepts(p, value)

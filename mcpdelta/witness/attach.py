@@ -27,7 +27,7 @@ import copy
 import time
 
 from mcpdelta.engine.catalog import BREAKING, POTENTIALLY_BREAKING, RANK, RULES
-from mcpdelta.engine.change import short
+from mcpdelta.engine.change import parts_below, pointer, short
 from mcpdelta.engine.equality import canonical
 from mcpdelta.engine.keywords import keyword_at
 from mcpdelta.witness.evidence import UNEXPLAINED, evidence
@@ -195,17 +195,11 @@ def _tools(manifest):
     return {t["name"]: t for t in tools or [] if isinstance(t, dict) and "name" in t}
 
 
-def _unescape(part):
-    return part.replace("~1", "/").replace("~0", "~")
-
-
 def relative_parts(path: str, base: str):
     """Schema path parts below ``base`` (list indexes as ints)."""
-    if path == base:
-        return ()
-    if not path.startswith(base + "/"):
-        return None
-    raw = [_unescape(p) for p in path[len(base) + 1:].split("/")]
+    raw = parts_below(path, base)
+    if not raw:
+        return raw
     parts = []
     for i, part in enumerate(raw):
         if i and raw[i - 1] in ("prefixItems", "allOf", "anyOf", "oneOf") and part.isdigit() and (
@@ -248,8 +242,6 @@ def witness_for(change, old_manifest, new_manifest, renames=None, max_candidates
     old_tool, new_tool = old_tools.get(old_name), new_tools.get(entity)
     if old_tool is None or new_tool is None:
         return None, f"no witness: tool {entity} is missing from one of the manifests"
-    from mcpdelta.engine.change import pointer
-
     rel = relative_parts(change.path, pointer("tools", entity, key))
     if rel is None:
         return None, f"no witness: path {change.path} is not inside the {key} of tool {entity}"

@@ -30,7 +30,7 @@ from mcpdelta.witness.instance import (POOL, TYPE_ORDER, canonical, dedupe, exam
                                        fresh_name, governing, is_number, near, of_type,
                                        string_of_length)
 from mcpdelta.witness.regexgen import shortest
-from mcpdelta.witness.validate import quick
+from mcpdelta.witness.validate import missing, quick
 
 COMBINATORS = ("allOf", "anyOf", "oneOf")
 PROPERTY_RULES = ("property.removed", "property.added", "property.addedRequired",
@@ -514,13 +514,14 @@ def _with_branch_required(value, root):
         for branch in root.get(key, []) if isinstance(root.get(key), list) else []:
             names = branch.get("required") if isinstance(branch, dict) else None
             if isinstance(names, list) and names and all(isinstance(n, str) for n in names):
-                filled = dict(value)
-                for name in names:
-                    if name not in filled:
-                        found = examples(governing(flat, name), 1, 1) if isinstance(flat, dict) else []
-                        filled[name] = found[0] if found else ""
-                out.append(filled)
+                out.append({**{n: _example_of(flat, n) for n in names}, **value})
     return out[:8]
+
+
+def _example_of(flat, name):
+    """A value for property ``name`` of a flattened object schema."""
+    found = examples(governing(flat, name), 1, 1) if isinstance(flat, dict) else []
+    return found[0] if found else ""
 
 
 def _completed(value, root, errors_of):
@@ -537,16 +538,10 @@ def _completed(value, root, errors_of):
             return None
         if not errors:
             return value
-        missing = [getattr(e.kind, "property", None) for e in errors
-                   if type(e.kind).__name__ == "Required" and not list(e.instance_path)]
-        if not missing or len(missing) != len(errors):
-            return None
-        value = dict(value)
-        for name in missing:
-            if not isinstance(name, str) or name in value:
-                return None
-            found = examples(governing(flat, name), 1, 1) if isinstance(flat, dict) else []
-            value[name] = found[0] if found else ""
+        names = [missing(e) for e in errors if not list(e.instance_path)]
+        if len(names) != len(errors) or not all(isinstance(n, str) and n not in value for n in names):
+            return None  # another error than a root property missing: not this one's to mend
+        value = {**value, **{n: _example_of(flat, n) for n in names}}
     return None
 
 

@@ -20,6 +20,7 @@ None: the witness's attribution to the place's keyword stands alone there.
 import copy
 
 from mcpdelta.engine.meaning import names_of
+from mcpdelta.witness.construct import PROPERTY_RULES
 
 COMBINATORS = ("allOf", "anyOf", "oneOf")
 _GONE = object()
@@ -35,8 +36,7 @@ def undone(rejecting, accepting, rel, suffix, by_values, branch=False):
     if rel[-1] in COMBINATORS and branch:
         return None  # (a combinator appearing or going whole is a place like any other)
     parts = list(rel)
-    if suffix in ("property.removed", "property.added", "property.addedRequired",
-                  "required.added", "required.removed"):
+    if suffix in PROPERTY_RULES:
         if len(parts) < 2 or parts[-2] != "properties":
             return None
         name, holder = parts[-1], parts[:-2]

@@ -223,15 +223,18 @@ def unchanged_by(error, varied) -> bool:
     return False
 
 
+def missing(error):
+    """The property a ``required`` error says is missing, else None."""
+    return getattr(error.kind, "property", None) if type(error.kind).__name__ == "Required" else None
+
+
 def _spurious(error) -> bool:
     """A ``required`` error for a property the object has: jsonschema-rs
     0.61 reports one beside the ``additionalProperties: false`` error when
     a required property is not among ``properties`` (the value is invalid
     either way; python-jsonschema reports only the latter)."""
-    kind = error.kind
-    if type(kind).__name__ != "Required":
-        return False
-    return isinstance(error.instance, dict) and getattr(kind, "property", None) in error.instance
+    name = missing(error)
+    return name is not None and isinstance(error.instance, dict) and name in error.instance
 
 
 # keywords whose next path part is a property (or definition) name
