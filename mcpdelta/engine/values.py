@@ -19,7 +19,6 @@ else is None, and the keyword handlers' reading stands.
 """
 
 import math
-from fractions import Fraction
 
 from mcpdelta.engine import regex
 from mcpdelta.engine.equality import json_key
@@ -33,6 +32,16 @@ KEYWORDS = frozenset({"type", "enum", "const", "minimum", "maximum", "exclusiveM
 MAX_LISTED = 500     # values checked one by one
 MAX_RANGE = 256      # an integer range this small is read as the values it holds
 HUGE = 10 ** 15
+
+
+def exact(value, denominator=1):
+    """``value`` as an exact fraction (a float through its shortest text, so
+    0.1 is 1/10). fractions brings decimal with it: imported only once a
+    scalar place has moved, never on a diff that has none."""
+    from fractions import Fraction
+
+    value = Fraction(str(value) if isinstance(value, float) else value)
+    return value if denominator == 1 else value / denominator
 
 
 class _Place:
@@ -86,7 +95,7 @@ def read(node):
     step = node.get("multipleOf")
     if step is not None and (not _number(step) or step <= 0):
         return None
-    p.step = None if step is None else Fraction(str(step))
+    p.step = None if step is None else exact(step)
     if p.step is not None and p.step.denominator == 1 and "number" in kinds:
         # a number that is a multiple of a whole number is an integer (draft 6 on)
         kinds.discard("number")
@@ -121,12 +130,12 @@ def binding_bound(node, inclusive, exclusive, lower):
 
 
 def _bound(node, inclusive, exclusive, lower):
-    """(value as a Fraction, open) of the binding bound, (None, False) if
+    """(value as an exact fraction, open) of the binding bound, (None, False) if
     none, (False, False) when it cannot be read."""
     found = binding_bound(node, inclusive, exclusive, lower)
     if found is None or found is False:
         return found, False
-    return Fraction(str(found[0])), found[1]
+    return exact(found[0]), found[1]
 
 
 def accepts(p, value):
@@ -137,7 +146,7 @@ def accepts(p, value):
     if p.listed is not None and json_key(value) not in {json_key(v) for v in p.listed}:
         return False
     if kind in ("integer", "number"):
-        x = Fraction(str(value)) if isinstance(value, float) else Fraction(value)
+        x = exact(value)
         if p.low is not None and (x < p.low or (p.low_open and x == p.low)):
             return False
         if p.high is not None and (x > p.high or (p.high_open and x == p.high)):
@@ -177,11 +186,11 @@ def _finite(p):
 
 def _candidates(a, b):
     """Values near every edge either side draws, in a fixed order."""
-    numbers = [0, 1, -1, 2, Fraction(1, 2), HUGE, -HUGE]
+    numbers = [0, 1, -1, 2, exact(1, 2), HUGE, -HUGE]
     for p in (a, b):
         for edge in (p.low, p.high):
             if edge is not None:
-                numbers += [edge, edge + 1, edge - 1, edge + Fraction(1, 2), edge - Fraction(1, 2),
+                numbers += [edge, edge + 1, edge - 1, edge + exact(1, 2), edge - exact(1, 2),
                             math.floor(edge), math.ceil(edge)]
         if p.step is not None:
             numbers += [p.step, -p.step, p.step * 2, p.step * 3]
@@ -191,7 +200,7 @@ def _candidates(a, b):
                     numbers += [p.step * (k + i) for i in (-1, 0, 1, 2)]
     out = [None, False, True]
     for x in numbers:
-        x = Fraction(x)
+        x = exact(x)
         out.append(int(x) if x.denominator == 1 else float(x))
     texts = ["", "a", "0", "A", "-", "aa"]
     for p, q in ((a, b), (b, a)):
@@ -243,7 +252,7 @@ def _contained(a, b):
             if not _interval_within(a, b, whole=kind == "integer"):
                 return None
             if b.step is not None:
-                own = a.step if a.step is not None else (Fraction(1) if kind == "integer" else None)
+                own = a.step if a.step is not None else (exact(1) if kind == "integer" else None)
                 if own is None or (own / b.step).denominator != 1:
                     return None
         if kind == "string":
@@ -262,10 +271,10 @@ def _interval_within(a, b, whole):
     low_a, high_a = a.low, a.high
     if whole:  # the integers of an interval: its closed integer bounds
         if low_a is not None:
-            low_a = Fraction(math.floor(low_a) + 1 if a.low_open and low_a.denominator == 1
+            low_a = exact(math.floor(low_a) + 1 if a.low_open and low_a.denominator == 1
                              else math.ceil(low_a))
         if high_a is not None:
-            high_a = Fraction(math.ceil(high_a) - 1 if a.high_open and high_a.denominator == 1
+            high_a = exact(math.ceil(high_a) - 1 if a.high_open and high_a.denominator == 1
                               else math.floor(high_a))
         a_low_open = a_high_open = False
     else:
