@@ -296,33 +296,30 @@ def page(report) -> str:
                 "<table><tr><th>#</th><th>server</th><th>release</th><th>rule / entity</th>"
                 "<th>measures</th><th>text</th><th>judges</th></tr>"]
         for rank, (server_id, c) in enumerate(ranked(report)[:RANKED], 1):
-            notes = "".join(f"<li>{e(line)}</li>" for line in _change_notes(c))
-            row_class = ' class="sec"' if c["security_relevant"] else ""
-            out.append(
-                f"<tr{row_class}><td>{rank}</td><td>{e(server_id)}</td>"
-                f"<td>{e(c['old_version'] or '')} &rarr; {e(c['new_version'] or '')}</td>"
-                f"<td><code>{e(c['rule'])}</code><br>{e(c['entity'] or '(server)')}</td>"
-                f"<td>{e(_measures(c))}</td>"
-                f"<td><div class=\"old\">old: {e(_one_line(c['old'], 1000))}</div>"
-                f"<div class=\"new\">new: {e(_one_line(c['new'], 1000))}</div></td>"
-                f"<td><ul>{notes}</ul></td></tr>")
+            out.append(_html_row(c, f"<td>{rank}</td><td>{e(server_id)}</td>", ""))
         out.append("</table>")
     for server in report["servers"]:
         out += [f"<h2>{e(server['server_id'])}</h2>",
                 "<table><tr><th>release</th><th>rule / entity</th><th>verdict</th>"
                 "<th>measures</th><th>text</th><th>judges</th></tr>"]
         for c in server["changes"]:
-            notes = "".join(f"<li>{e(line)}</li>" for line in _change_notes(c))
-            row_class = ' class="sec"' if c["security_relevant"] else ""
-            out.append(
-                f"<tr{row_class}>"
-                f"<td>{e(c['old_version'] or '')} &rarr; {e(c['new_version'] or '')}</td>"
-                f"<td><code>{e(c['rule'])}</code><br>{e(c['entity'] or '(server)')}</td>"
-                f"<td>{e(c['verdict'] or '')}{'<br><b>security-relevant</b>' if c['security_relevant'] else ''}</td>"
-                f"<td>{e(_measures(c))}</td>"
-                f"<td><div class=\"old\">old: {e(_one_line(c['old'], 1000))}</div>"
-                f"<div class=\"new\">new: {e(_one_line(c['new'], 1000))}</div></td>"
-                f"<td><ul>{notes}</ul></td></tr>")
+            verdict = e(c["verdict"] or "") + ("<br><b>security-relevant</b>" if c["security_relevant"] else "")
+            out.append(_html_row(c, "", f"<td>{verdict}</td>"))
         out.append("</table>")
     out.append("</body></html>")
     return "\n".join(out) + "\n"
+
+
+def _html_row(c, lead, verdict):
+    """One change as a table row: ``lead`` cells before its release (the
+    ranking's), ``verdict``'s cell after its rule (a server's table)."""
+    e = html_text
+    notes = "".join(f"<li>{e(line)}</li>" for line in _change_notes(c))
+    row_class = ' class="sec"' if c["security_relevant"] else ""
+    return (f"<tr{row_class}>{lead}"
+            f"<td>{e(c['old_version'] or '')} &rarr; {e(c['new_version'] or '')}</td>"
+            f"<td><code>{e(c['rule'])}</code><br>{e(c['entity'] or '(server)')}</td>{verdict}"
+            f"<td>{e(_measures(c))}</td>"
+            f"<td><div class=\"old\">old: {e(_one_line(c['old'], 1000))}</div>"
+            f"<div class=\"new\">new: {e(_one_line(c['new'], 1000))}</div></td>"
+            f"<td><ul>{notes}</ul></td></tr>")
