@@ -16,6 +16,8 @@ flags. Python's regex parser reads the syntax; what each class and escape
 means is ECMA-262's, spelled out here.
 """
 
+import functools
+
 try:  # Python 3.11+
     from re import _constants as _c
     from re import _parser as _p
@@ -150,6 +152,7 @@ def _class(items):
     return _complement(ranges) if negate else sorted(ranges)
 
 
+@functools.lru_cache(maxsize=1024)  # the same patterns meet again and again
 def _language(pattern):
     """The parts of a pattern's language: [(nfa, start, end, wanted)], a
     string being in it when each part's automaton accepts it exactly where
@@ -174,7 +177,7 @@ def _language(pattern):
             raise _Unknown("lookbehind")
         parts.append(_part(list(look), True, str(rest[0][0]) == "ASSERT"))
         rest = rest[1:]
-    return [_part(rest, head, True)] + parts
+    return tuple([_part(rest, head, True)] + parts)
 
 
 def _part(items, head, wanted):
@@ -275,6 +278,7 @@ def difference(a, b):
     return None
 
 
+@functools.lru_cache(maxsize=1024)  # the same patterns meet again and again
 def shortest(pattern):
     """The length of the shortest string ``pattern`` matches (None: none
     matches, or it cannot say)."""
@@ -285,6 +289,7 @@ def shortest(pattern):
     return None if found is None else len(found)
 
 
+@functools.lru_cache(maxsize=1024)  # the same patterns meet again and again
 def compare(old, new):
     """"same", "wider" (the new pattern matches every string the old one
     did, and more), "narrower", "apart", or None (cannot say)."""
@@ -302,6 +307,7 @@ def compare(old, new):
     return "apart"
 
 
+@functools.lru_cache(maxsize=1024)  # the same patterns meet again and again
 def lost(old, new):
     """A string the old pattern matches and the new one does not, or None."""
     try:

@@ -47,7 +47,7 @@ def exact(value, denominator=1):
 class _Place:
     """One side's scalar keywords, read."""
 
-    __slots__ = ("kinds", "listed", "low", "low_open", "high", "high_open", "step",
+    __slots__ = ("kinds", "listed", "listed_keys", "low", "low_open", "high", "high_open", "step",
                  "min_len", "max_len", "pattern", "format")
 
 
@@ -88,6 +88,7 @@ def read(node):
     if "integer" in kinds and "number" in kinds:
         kinds.discard("integer")
     p.kinds, p.listed = kinds, listed
+    p.listed_keys = None if listed is None else frozenset(json_key(v) for v in listed)
     p.low, p.low_open = _bound(node, "minimum", "exclusiveMinimum", lower=True)
     p.high, p.high_open = _bound(node, "maximum", "exclusiveMaximum", lower=False)
     if p.low is False or p.high is False:
@@ -143,7 +144,7 @@ def accepts(p, value):
     kind = json_type(value)
     if not (kind in p.kinds or (kind == "integer" and "number" in p.kinds)):
         return False
-    if p.listed is not None and json_key(value) not in {json_key(v) for v in p.listed}:
+    if p.listed_keys is not None and json_key(value) not in p.listed_keys:
         return False
     if kind in ("integer", "number"):
         x = exact(value)
@@ -218,7 +219,9 @@ def _candidates(a, b):
                 for m in (n - 1, n, n + 1):
                     if 0 <= m <= 10_000:
                         texts += _padded(texts, m)
-    return out + texts + [v for p in (a, b) if p.listed for v in p.listed]
+    everything = out + texts + [v for p in (a, b) if p.listed for v in p.listed]
+    seen = set()  # each value tried once, first place kept (1 and 1.0 are one JSON value)
+    return [v for v in everything if not (json_key(v) in seen or seen.add(json_key(v)))]
 
 
 def _padded(texts, n):

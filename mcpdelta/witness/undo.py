@@ -43,8 +43,7 @@ def undone(rejecting, accepting, rel, suffix, by_values, branch=False):
         r_holder, a_holder = _at(rejecting, holder), _at(accepting, holder)
         if not isinstance(r_holder, dict) or not isinstance(a_holder, dict):
             return None
-        out = copy.deepcopy(rejecting)
-        target = _at(out, holder)
+        out, target = _thawed(rejecting, holder)
         if not suffix.startswith("required."):
             _set(target, "properties", name, _member(a_holder, "properties", name))
         required = [n for n in target.get("required", []) if n != name] \
@@ -64,14 +63,25 @@ def undone(rejecting, accepting, rel, suffix, by_values, branch=False):
     r_parent, a_parent = _at(rejecting, place[:-1]), _at(accepting, place[:-1])
     if not isinstance(r_parent, dict) or not isinstance(a_parent, dict):
         return None
-    out = copy.deepcopy(rejecting)
-    parent = _at(out, place[:-1])
+    out, parent = _thawed(rejecting, place[:-1])
     value = a_parent.get(place[-1], _GONE)
     if value is _GONE:
         parent.pop(place[-1], None)
     else:
-        parent[place[-1]] = copy.deepcopy(value)
+        parent[place[-1]] = value
     return out
+
+
+def _thawed(root, parts):
+    """(a copy of ``root``, its node at ``parts``) where only the containers
+    on the way are copied: the rest is shared with ``root``, which is only
+    ever read (a schema is never changed in place)."""
+    out = node = copy.copy(root)
+    for part in parts:
+        child = copy.copy(node[part])
+        node[part] = child
+        node = child
+    return out, node
 
 
 def _at(node, parts):
@@ -94,8 +104,7 @@ def _set(target, key, name, value):
     members = target.get(key)
     if value is _GONE:
         if isinstance(members, dict):
-            members.pop(name, None)
+            target[key] = {k: v for k, v in members.items() if k != name}
         return
-    if not isinstance(members, dict):
-        members = target[key] = {}
-    members[name] = copy.deepcopy(value)
+    members = target[key] = dict(members) if isinstance(members, dict) else {}
+    members[name] = value
