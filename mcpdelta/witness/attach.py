@@ -445,7 +445,7 @@ def _work(change, rule, side, suffix, rule_rel, old_raw, new_raw, max_candidates
 
     tried = 0
     found, loose = None, None
-    ignored = None
+    ignored, fills_left = None, 2
     quick = _PER_PAIR.get((a_text, r_text))
     if quick is None:
         quick = construct.quick_bases(a_n, r_n, _safe(a_judge), _safe(r_judge))
@@ -489,8 +489,14 @@ def _work(change, rule, side, suffix, rule_rel, old_raw, new_raw, max_candidates
                 if loose is not None and tried >= after_loose:
                     break  # a clean witness seldom comes late; the loose one stands
                 if ignored is None and suffix == "property.removed" and _present(candidate, loc) \
-                        and _safe(a_judge)(candidate) and _safe(r_judge)(candidate):
-                    ignored = candidate
+                        and _safe(a_judge)(candidate):
+                    if _safe(r_judge)(candidate):
+                        ignored = candidate
+                    elif fills_left > 0:  # the new side may want its new required ones beside it
+                        fills_left -= 1
+                        filled = construct.completed_at(candidate, loc, r_judge.top_errors)
+                        if filled is not None and _safe(a_judge)(filled) and _safe(r_judge)(filled):
+                            ignored = filled
             if found is not None or left <= 0 or (loose is not None and tried >= after_loose):
                 break
         if found is not None:

@@ -524,12 +524,13 @@ def _example_of(flat, name):
     return found[0] if found else ""
 
 
-def _completed(value, root, errors_of):
-    """``value`` (an object) with each root property the validator calls
-    missing set to an example of its schema, a few rounds; None when other
-    errors remain or nothing could be filled."""
-    if not isinstance(value, dict):
-        return None
+def _completed(value, root, errors_of, loc=None):
+    """``value`` with each property the validator calls missing in the
+    object at ``loc.hops`` (the root without ``loc``) set to an example of
+    ``root``, that object's schema, a few rounds; None when other errors
+    remain or nothing could be filled."""
+    hops = loc.hops if loc is not None else []
+    at = [key for _, key in hops]
     flat = flatten(root)
     for _ in range(MAX_FILLS):
         try:
@@ -538,11 +539,21 @@ def _completed(value, root, errors_of):
             return None
         if not errors:
             return value
-        names = [missing(e) for e in errors if not list(e.instance_path)]
-        if len(names) != len(errors) or not all(isinstance(n, str) and n not in value for n in names):
-            return None  # another error than a root property missing: not this one's to mend
-        value = {**value, **{n: _example_of(flat, n) for n in names}}
+        holder = get(value, hops)
+        names = [missing(e) for e in errors if list(e.instance_path) == at]
+        if not isinstance(holder, dict) or len(names) != len(errors) or not all(
+                isinstance(n, str) and n not in holder for n in names):
+            return None  # another error than a property missing there: not this one's to mend
+        holder = {**holder, **{n: _example_of(flat, n) for n in names}}
+        value = place(value, loc, holder) if hops else holder
     return None
+
+
+def completed_at(value, loc, errors_of):
+    """``value`` with what the rejecting side calls missing where the change
+    lives filled in from that side's schema there (``loc.r_loc``): a value
+    carrying an old property beside the new required ones."""
+    return _completed(value, loc.r_loc, errors_of, loc)
 
 
 def quick_bases(a_root, r_root, a_judge, r_judge):
