@@ -277,6 +277,42 @@ def _property_names(w, old, new, rel):
         w.node({"type": "string", **a} if typed else a, {"type": "string", **b} if typed else b, path)
 
 
+def _dependent_required(w, old, new, rel):
+    """``dependentRequired`` (draft-07's array-form ``dependencies`` is
+    respelled so by the normaliser): a property that, once present, needs
+    others. A dependency the object requires anyway constrains nothing, so
+    each property's other dependencies are compared as sets: one gained
+    narrows the objects accepted, one lost widens them."""
+    a, b = _dependencies(old), _dependencies(new)
+    path = rel + ("dependentRequired",)
+    if a is None or b is None:
+        return  # not a map of name lists: the net's
+    req_a, req_b = _names(old.get("required")), _names(new.get("required"))
+    for name in sorted(a.keys() | b.keys()):
+        was, now = a.get(name, set()), b.get(name, set())
+        # a need the other side requires outright is no difference of values
+        if now - was - req_a:
+            w.emit("constraint.tightened", path + (name,), sorted(was) or MISSING, sorted(now),
+                   detail=f"dependentRequired {name!r}")
+        if was - now - req_b:
+            w.emit("constraint.loosened", path + (name,), sorted(was), sorted(now) or MISSING,
+                   detail=f"dependentRequired {name!r}")
+    w.claims.append(path)
+
+
+def _dependencies(node):
+    """{property: the properties it needs that the object does not list as
+    required anyway}, only those needing some; None where the keyword is not
+    a map of name lists."""
+    found = node.get("dependentRequired", {})
+    if not isinstance(found, dict) or not all(
+            isinstance(v, list) and all(isinstance(n, str) for n in v) for v in found.values()):
+        return None
+    required = _names(node.get("required"))
+    return {name: set(needs) - required - {name} for name, needs in found.items()
+            if set(needs) - required - {name}}
+
+
 def _openness(key):
     """``additionalProperties`` / ``items``: absent is open, false is closed,
     a schema constrains; open > schema > closed."""
@@ -521,6 +557,7 @@ HANDLERS = (
     (_openness("items"), {"items"}),
     (_pattern_properties, {"patternProperties"}),
     (_property_names, {"propertyNames"}),
+    (_dependent_required, {"dependentRequired"}),
     (_prefix_items, {"prefixItems"}),
     (_combinators, {"allOf", "anyOf", "oneOf"}),
     (_default, {"default"}),

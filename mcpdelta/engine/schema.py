@@ -12,7 +12,7 @@ from mcpdelta.engine import values
 from mcpdelta.engine.change import Change, parts_below, pointer
 from mcpdelta.engine.equality import canonical, same
 from mcpdelta.engine.handlers import HANDLED, HANDLERS, partners
-from mcpdelta.engine.keywords import ACTS_ON, ANNOTATIONS, keyword_at
+from mcpdelta.engine.keywords import ACTS_ON, ANNOTATING, ANNOTATIONS, keyword_at
 from mcpdelta.engine.meaning import of_types, takes, type_set
 from mcpdelta.engine.net import MISSING, differences
 from mcpdelta.engine.normalise import marker_target, normalise_schema
@@ -50,6 +50,8 @@ def label(rel) -> str:
     """A short human name for a place in a schema: ``filter.tag``, ``tags[]``."""
     out = ""
     parts = list(rel)
+    if len(parts) >= 2 and parts[-2] in ("dependentRequired", "dependentSchemas"):
+        parts = parts[:-1]  # a property's entry: the object it constrains is the place
     if parts and parts[-1] not in ("items", "additionalProperties") and (
             len(parts) < 2 or parts[-2] not in ("properties", "patternProperties", "prefixItems")):
         parts.pop()  # the keyword itself: name the place it constrains
@@ -118,7 +120,13 @@ class _Walk:
         claims = self.claims[first:]
         for parts, a, b in list(differences(old, new, rel)):
             if not any(parts[: len(c)] == c for c in claims) and not _vendor(parts):
-                self.emit("schema.changed", parts, a, b)
+                keyword = keyword_at(parts)
+                # names or annotates: the same values validate (definitions a
+                # kept reference may reach stay the net's)
+                if keyword in ANNOTATING and keyword not in ("$defs", "definitions"):
+                    self.emit("annotation.changed", parts, a, b, detail=keyword)
+                else:
+                    self.emit("schema.changed", parts, a, b)
 
     def node(self, old, new, rel):
         if not rel:

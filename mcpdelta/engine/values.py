@@ -94,7 +94,7 @@ def read(node):
     if p.low is False or p.high is False:
         return None
     step = node.get("multipleOf")
-    if step is not None and (not _number(step) or step <= 0):
+    if "multipleOf" in node and (not _number(step) or step <= 0):
         return None
     p.step = None if step is None else exact(step)
     if p.step is not None and p.step.denominator == 1 and "number" in kinds:
@@ -102,16 +102,14 @@ def read(node):
         kinds.discard("number")
         kinds.add("integer")
     for key in ("minLength", "maxLength"):
-        value = node.get(key)
-        if value is not None and (not _number(value) or value < 0 or value != int(value)):
-            return None
+        if key in node and (not _number(node[key]) or node[key] < 0 or node[key] != int(node[key])):
+            return None  # null, a text, a fraction: not a length the walk can read
     p.min_len, p.max_len = int(node.get("minLength", 0)), node.get("maxLength")
     p.max_len = None if p.max_len is None else int(p.max_len)
     p.pattern = node.get("pattern")
     p.format = node.get("format")
-    if (p.pattern is not None and not isinstance(p.pattern, str)) or (
-            p.format is not None and not isinstance(p.format, str)):
-        return None
+    if any(key in node and not isinstance(node[key], str) for key in ("pattern", "format")):
+        return None  # (a null is no pattern either: it is not a schema a validator reads)
     return p
 
 

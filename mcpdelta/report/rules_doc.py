@@ -62,7 +62,12 @@ def rules_markdown() -> str:
         "  draft-07 `dependencies` written as `dependentRequired`, a draft-04 boolean",
         "  `exclusiveMinimum`, `x-` vendor keywords (no validator reads them): the same",
         "  values validate, nothing is reported and the grade is `none`. A change of the",
-        "  declared `$schema` is `dialect.changed`.",
+        "  declared `$schema` is `dialect.changed`. An annotation the walk reads no",
+        "  further (`examples`, `readOnly`, `$id`, ...) is `annotation.changed`, at",
+        "  `DOCUMENTATION`: the same values validate.",
+        "- **Formats.** The witness validator asserts `format`; a change only a format",
+        "  tells apart is proven where a format-asserting validator shows it, and named",
+        "  `format-only` where only the annotation reading (the 2020-12 default) does.",
         "",
     ]
     for category, title in CATEGORY_TITLES.items():

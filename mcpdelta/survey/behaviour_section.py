@@ -5,12 +5,10 @@ per-server counts (its ``server`` rows) and each step and tool it found (its
 ``step`` rows).
 """
 
-
+from mcpdelta.survey import cells
 
 def behaviour(rows, servers_file) -> str:
     """The section, from the rows of ``behaviour.sql``; ``servers_file`` holds the probes."""
-    from mcpdelta.survey.writeup import _cell, _code  # the page's one way to write a cell
-
     servers = [r for r in rows if r["level"] == "server" and r["server_id"] is not None]
     total = next((r for r in rows if r["level"] == "server" and r["server_id"] is None), None)
     steps = [r for r in rows if r["level"] == "step"]
@@ -29,8 +27,8 @@ def behaviour(rows, servers_file) -> str:
     lines += ["| Server | Probed releases | Steps: response changed, schemas not | "
               "Steps: outputSchema violated |", "| --- | ---: | ---: | ---: |"]
     for r in servers + [dict(total, server_id="all")]:
-        lines.append(f"| {r['server_id']} | {_n(r['probed_releases'])} | {_n(r['shape_steps'])} | "
-                     f"{_n(r['violation_steps'])} |")
+        lines.append(f"| {r['server_id']} | {cells.n(r['probed_releases'])} | {cells.n(r['shape_steps'])} | "
+                     f"{cells.n(r['violation_steps'])} |")
     lines.append("")
     if not steps:
         lines.append("No counted step changed a response's shape under unchanged schemas, and "
@@ -41,11 +39,6 @@ def behaviour(rows, servers_file) -> str:
     for r in steps:
         what = " and ".join(w for w, on in (("response changed, schemas not", r["shape_only"]),
                                             ("outputSchema violated", r["violated"])) if on)
-        lines.append(f"| {r['server_id']} | {r['old_version']} -> {r['new_version']} | {_code(r['tool'])} | "
-                     f"{what} | {_cell(r['rules'])} | {_n(r['breaking'])} | {_code(r['first_path'])} |")
+        lines.append(f"| {r['server_id']} | {r['old_version']} -> {r['new_version']} | {cells.code(r['tool'])} | "
+                     f"{what} | {cells.cell(r['rules'])} | {cells.n(r['breaking'])} | {cells.code(r['first_path'])} |")
     return "\n".join(lines)
-
-
-def _n(value) -> str:
-    return "0" if value is None else str(value)
-

@@ -15,6 +15,7 @@ import io
 
 from mcpdelta.errors import InputError
 from mcpdelta.inputs import read_text
+from mcpdelta.survey import cells
 
 POPULATION_COLUMNS = ("registry", "package", "class", "evidence", "reason_if_excluded")
 CLASSES = ("server", "not-a-server", "excluded")
@@ -87,8 +88,6 @@ def register(con, population=None, sdk_check=None):
 # --- the page's sections (mcpdelta.survey.writeup lays them out) ------------
 
 def population_section(rows) -> str:
-    from mcpdelta.survey.writeup import _cell, _code, _count, _n, _pct
-
     f = rows["funnel"][0] if rows["funnel"] else {}
     lines = ["## Population", "",
              "How the servers were chosen, by a rule and a committed classification. The candidates "
@@ -104,22 +103,22 @@ def population_section(rows) -> str:
         lines.append(f"| {name} | {r['candidates']} | {r['npm']} | {r['pypi']} | {r['surveyed']} |")
     if rows["exclusions"]:
         lines += ["", "`exclusions.sql`: why the others are not surveyed.", ""]
-        lines += [f"- {r['class']}: {_cell(r['reason'])}: {r['candidates']} (for example "
-                  f"{', '.join(_code(e) for e in r['examples'])})" for r in rows["exclusions"]]
+        lines += [f"- {r['class']}: {cells.cell(r['reason'])}: {r['candidates']} (for example "
+                  f"{', '.join(cells.code(e) for e in r['examples'])})" for r in rows["exclusions"]]
     if f:
-        lines += ["", f"`funnel.sql`: {_count(f['candidates'], 'candidate')} -> {f['servers']} classified as "
+        lines += ["", f"`funnel.sql`: {cells.count(f['candidates'], 'candidate')} -> {f['servers']} classified as "
                       f"servers ({f['servers_not_surveyed']} of them missing from the servers file) -> "
                       f"{f['surveyed']} surveyed -> {f['attempted']} with a release attempted -> "
                       f"{f['started']} whose server started for at least one release -> {f['captured']} "
                       f"with at least one release captured; {f['only_empty']} more started but never listed a "
                       "tool where tools were expected (*empty*, counted as failed)."]
         if f["surveyed"] > f["attempted"]:
-            lines.append(f"{_count(f['surveyed'] - f['attempted'], 'surveyed server')} not attempted yet: "
+            lines.append(f"{cells.count(f['surveyed'] - f['attempted'], 'surveyed server')} not attempted yet: "
                          "the crawl had not reached them when this page was made.")
         lines += ["", f"Releases: {f['releases_captured']} of {f['releases_attempted']} attempted captured "
-                      f"({_pct(f['releases_captured_pct'])}), {f['releases_empty']} of the others empty; "
+                      f"({cells.pct(f['releases_captured_pct'])}), {f['releases_empty']} of the others empty; "
                       "per captured server a median of "
-                      f"{_n(f['median_releases'])} releases (fewest {f['fewest_releases']}, most "
+                      f"{cells.n(f['median_releases'])} releases (fewest {f['fewest_releases']}, most "
                       f"{f['most_releases']}). Handshakes: {f['answered_discover']} captured releases "
                       f"answered `server/discover`, {f['answered_initialize']} only `initialize`."]
     return "\n".join(lines)
@@ -127,13 +126,11 @@ def population_section(rows) -> str:
 
 def sdk_check_item(rows) -> str:
     """The Method section's item on the second capture with the SDK client."""
-    from mcpdelta.survey.writeup import _cell, _count
-
     s = rows["sdk_check_summary"][0] if rows["sdk_check_summary"] else {"listed": 0}
     item = ("- **Checked against the SDK.** The latest captured release of each server was listed "
             "again with the official `mcp` Python SDK client (`bench/sdk_check.py`, the same recipe "
             "and install) and compared with the crawler's capture: tool names and input schemas "
-            f"(`sdk_check.sql`). {_count(s['listed'], 'server')} listed again")
+            f"(`sdk_check.sql`). {cells.count(s['listed'], 'server')} listed again")
     if not s["listed"]:
         return item + "."
     item += (f", {s['checked']} of them checked (both clients listed tools): the names match for "
@@ -145,15 +142,13 @@ def sdk_check_item(rows) -> str:
         item += " Where they differ or nothing was compared:\n\n" + "\n".join(
             f"  - {r['server_id']} {r['version']}: crawler {r['crawler_tools']} tools, SDK "
             f"{'-' if r['sdk_tools'] is None else r['sdk_tools']}"
-            + (f"; {_cell(r['difference'], 300)}" if r["difference"] else "")
+            + (f"; {cells.cell(r['difference'], 300)}" if r["difference"] else "")
             + ("" if r["checked"] else " (not checked)")
             for r in differ)
     return item
 
 
 def scale_section(rows) -> str:
-    from mcpdelta.survey.writeup import _count
-
     s = rows["scale"][0]
     return f"""## Compared with single-snapshot captures
 
@@ -161,8 +156,8 @@ The largest live capture of MCP tool schemas we know of is one snapshot
 at one point in time: {s['snapshot_packages']:,} npm packages, {s['snapshot_reachable']:,} of them reachable,
 {s['snapshot_tool_schemas']:,} tool schemas (its figures, quoted in `scale.sql`). Registry trackers
 count versions without comparing them. This survey (`scale.sql`):
-{_count(s['servers'], 'server')} captured over {_count(s['releases'], 'release')}; their latest
-releases hold {_count(s['latest_tools'], 'tool')}, and {s['tool_definitions']:,} distinct tool
+{cells.count(s['servers'], 'server')} captured over {cells.count(s['releases'], 'release')}; their latest
+releases hold {cells.count(s['latest_tools'], 'tool')}, and {s['tool_definitions']:,} distinct tool
 definitions (a tool's name, description and schemas) were seen across
 all releases. A snapshot counts what exists; only releases compared with
 their predecessors say what changed and whom it broke."""

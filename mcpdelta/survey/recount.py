@@ -13,6 +13,7 @@ import json
 
 from mcpdelta.errors import InputError
 from mcpdelta.inputs import read_text
+from mcpdelta.survey import cells
 
 LIMIT = 16 * 1024 * 1024
 FIGURES = ("attempted", "captured", "empty", "servers", "releases", "steps", "tools")
@@ -42,22 +43,22 @@ def _problem(data):
     if not isinstance(figures, dict):
         return "no 'figures' object"
     for name in FIGURES:
-        if not _count(figures.get(name)):
+        if not _is_count(figures.get(name)):
             return f"figures.{name}: expected a count"
     passes = data.get("passes")
     if not isinstance(passes, list) or not all(
-            isinstance(p, dict) and isinstance(p.get("folder"), str) and _count(p.get("logged"))
-            and _count(p.get("captures")) for p in passes):
+            isinstance(p, dict) and isinstance(p.get("folder"), str) and _is_count(p.get("logged"))
+            and _is_count(p.get("captures")) for p in passes):
         return "'passes': expected a list of {folder, logged, captures}"
     tools = data.get("release_tools")
     if not isinstance(tools, list) or not all(
             isinstance(t, list) and len(t) == 3 and isinstance(t[0], str) and isinstance(t[1], str)
-            and _count(t[2]) for t in tools):
+            and _is_count(t[2]) for t in tools):
         return "'release_tools': expected a list of [server, version, tools]"
     return None
 
 
-def _count(value) -> bool:
+def _is_count(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2 ** 62
 
 
@@ -89,8 +90,6 @@ NAMES = {"attempted": "versions attempted", "captured": "versions captured (by s
 def recount_section(rows, given: bool) -> str:
     """The page's section setting the second reader's figures beside the
     study's (``recount.sql``, ``recount_tools.sql``)."""
-    from mcpdelta.survey.writeup import _cell, _count
-
     lines = ["## The figures, recounted", ""]
     if not given:
         return "\n".join(lines + [
@@ -102,14 +101,14 @@ def recount_section(rows, given: bool) -> str:
               "figure beside the study's own.", "",
               "| Figure | This study | Recount | |", "| --- | ---: | ---: | --- |"]
     for r in rows["recount"]:
-        name = _cell(NAMES.get(r["figure"], r["figure"]))  # a pass's folder as given
+        name = cells.cell(NAMES.get(r["figure"], r["figure"]))  # a pass's folder as given
         same = "same" if r["study"] == r["recount"] else "**differs**"
         lines.append(f"| {name} | {r['study']} | {'' if r['recount'] is None else r['recount']} | {same} |")
     total = next((r for r in rows["recount_tools"] if r["level"] == "all"), None)
     differ = [r for r in rows["recount_tools"] if r["level"] == "differ"]
     if total:
         lines += ["", f"Tools per release (`recount_tools.sql`): the study holds "
-                      f"{_count(total['study_releases'], 'release')}, the recount "
+                      f"{cells.count(total['study_releases'], 'release')}, the recount "
                       f"{total['recount_releases']}; their tool counts agree on {total['agree']}."]
     if differ:
         lines += ["", "| Server | Version | Tools: study | Tools: recount |", "| --- | --- | ---: | ---: |"]

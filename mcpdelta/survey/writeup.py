@@ -13,11 +13,14 @@ import pathlib
 import re
 
 from mcpdelta.files import write_file
+from mcpdelta.survey import cells
 from mcpdelta.survey.behaviour_section import behaviour
+from mcpdelta.survey.drift_section import drift
 from mcpdelta.survey.report import ALL_PLOTS, PLOTS, gather, query, render, save_png
 
 # queries that later queries read as views, created in this order
-VIEWS = ("study/failures", "study/step_changes", "study/step_breaks", "study/to_latest")
+VIEWS = ("study/failures", "study/step_changes", "study/step_breaks", "study/to_latest",
+         "study/drift_scored")
 PUBLISHED = "the published 66-pair backtest"
 DEFAULT_TITLE = "the surveyed MCP servers"
 
@@ -77,7 +80,7 @@ def gather_study(steps, latest, population=None, sdk_check=None, recount=None) -
         "rules", "honesty", "break_examples", "backtest", "notes", "run", "largest_steps",
         "witness_gaps", "schema_habits", "behaviour", "break_share", "scale", "population", "exclusions",
         "funnel", "sdk_check", "sdk_check_summary", "crawl_time", "install_retries", "recipes", "recount",
-        "recount_tools")}
+        "recount_tools", "drift", "drift_largest", "drift_flags")}
     for name in ("to_latest", "to_latest_summary"):
         rows[name] = query(latest, f"study/{name}")
     return {name: [_literal_ids(r) for r in table] for name, table in rows.items()}
@@ -129,7 +132,7 @@ def readme(rows, figures, page) -> str:
         parts.append(pop.population_section(rows))
     parts += [_coverage(rows, total), _per_server(rows, steps), _honesty(rows), _upgrades(rows),
               _instructive(rows, limit=10 if page.population else 5), _rules(rows), _habits(rows),
-              behaviour(rows["behaviour"], page.servers_file)]
+              behaviour(rows["behaviour"], page.servers_file), drift(rows)]
     if rows["backtest"] and rows["backtest"][0]["packages"]:
         parts.append(_backtest(rows))
     if page.population:
@@ -144,17 +147,17 @@ def _header(run, page, rows) -> str:
     timing = ""
     if run:
         timing = (f"The run this page comes from: {run['started_at']:%Y-%m-%d %H:%M} UTC on `{run['host']}`, "
-                  f"{_n(run['total_s'])} s wall time before the write-up (capture passes "
-                  f"{_n(run['capture_s'])} s, diffs {_n(run['diff_s'])} s, judges {_n(run['judge_s'])} s); "
+                  f"{cells.n(run['total_s'])} s wall time before the write-up (capture passes "
+                  f"{cells.n(run['capture_s'])} s, diffs {cells.n(run['diff_s'])} s, judges {cells.n(run['judge_s'])} s); "
                   f"peak memory {run['peak_rss_mib']} MiB in the study process and "
                   f"{run['child_peak_rss_mib']} MiB in its largest child process (an install, a server or "
                   f"a diff worker). Engine `{run['engine']}`, policy `{run['policy']}`.")
     reuse = ""
     if page.captures:
         passes = "; ".join(f"{r['client'] or 'no client (failed before any server started)'}: "
-                           f"{_count(r['attempts'], 'attempt')}, {_n(r['install_h'])} h "
-                           f"installing and {_n(r['capture_h'])} h capturing, {_day(r['first_attempt'])} "
-                           f"to {_day(r['last_attempt'])}" for r in rows["crawl_time"])
+                           f"{cells.count(r['attempts'], 'attempt')}, {cells.n(r['install_h'])} h "
+                           f"installing and {cells.n(r['capture_h'])} h capturing, {cells.day(r['first_attempt'])} "
+                           f"to {cells.day(r['last_attempt'])}" for r in rows["crawl_time"])
         reuse = f"""From a fresh clone, reusing the committed captures (nothing is installed;
 the run below was made this way):
 
@@ -204,58 +207,58 @@ def _summary(rows, total, steps) -> str:
     lines = ["## In short", ""]
     empty = (f"; {total['empty']} of them listed no tools where tools were expected (*empty*, "
              "each recorded as a failure and never counted)") if total.get("empty") else ""
-    lines.append(f"- {_count(total['attempted'], 'published version')} of "
-                 f"{_count(total['servers'], 'server')} attempted, "
+    lines.append(f"- {cells.count(total['attempted'], 'published version')} of "
+                 f"{cells.count(total['servers'], 'server')} attempted, "
                  f"{total['captured']} captured, {total['failed']} could not be captured "
                  f"(each recorded with its reason){empty}.")
-    lines.append(f"- {_count(steps['counted'], 'release step')} counted (each captured release against "
+    lines.append(f"- {cells.count(steps['counted'], 'release step')} counted (each captured release against "
                  f"the one before), {steps['changed']} of them changed the contract. "
-                 f"{_share(steps['proven_steps'], steps['proven_steps_pct'])} broke a caller with a "
-                 f"*proven* break: {PROVEN_MEANS}. {_count(steps['by_rule_steps'], 'more step')} broke a caller "
-                 f"*by rule* only ({BY_RULE_MEANS}), {_count(steps['unexplained_steps'], 'more step')} only "
+                 f"{cells.share(steps['proven_steps'], steps['proven_steps_pct'])} broke a caller with a "
+                 f"*proven* break: {PROVEN_MEANS}. {cells.count(steps['by_rule_steps'], 'more step')} broke a caller "
+                 f"*by rule* only ({BY_RULE_MEANS}), {cells.count(steps['unexplained_steps'], 'more step')} only "
                  f"with *unexplained* breaks ({UNEXPLAINED_MEANS}): "
-                 f"{_share(steps['breaking_steps'], steps['breaking_steps_pct'])} in all.")
+                 f"{cells.share(steps['breaking_steps'], steps['breaking_steps_pct'])} in all.")
     if steps["breaking"]:
-        lines.append(f"- {_count(steps['breaking'], 'breaking change')}: {steps['proven']} proven "
-                     f"({_pct(steps['proven_pct'])}), {steps['by_rule']} by rule, {steps['unexplained']} "
+        lines.append(f"- {cells.count(steps['breaking'], 'breaking change')}: {steps['proven']} proven "
+                     f"({cells.pct(steps['proven_pct'])}), {steps['by_rule']} by rule, {steps['unexplained']} "
                      "unexplained (`witness_gaps.sql` gives each reason; *How sure we are*).")
     share = rows["break_share"][0] if rows["break_share"] else None
     if share and share["servers_with_steps"]:
-        lines.append(f"- {share['servers_broke_proven']} of the {_count(share['servers_with_steps'], 'server')} "
-                     f"with a counted step ({_pct(share['servers_broke_proven_pct'])}) shipped at least one "
+        lines.append(f"- {share['servers_broke_proven']} of the {cells.count(share['servers_with_steps'], 'server')} "
+                     f"with a counted step ({cells.pct(share['servers_broke_proven_pct'])}) shipped at least one "
                      f"release with a proven break; {share['servers_broke']} "
-                     f"({_pct(share['servers_broke_pct'])}) counting every break (`break_share.sql`).")
+                     f"({cells.pct(share['servers_broke_pct'])}) counting every break (`break_share.sql`).")
     if rows["largest_steps"]:
         big = rows["largest_steps"][0]
         which = "The largest step by proven breaks" if big["proven"] else "The largest step (none proven)"
         top = (f"{big['top_rule_proven']} of the proven ones `{big['top_rule']}`" if big["top_rule_proven"]
                else f"{big['top_rule_changes']} of them `{big['top_rule']}`")
         lines.append(f"- {which}, {big['server_id']} {big['old_version']} -> {big['new_version']}, brought "
-                     f"{_count(big['proven'], 'proven breaking change')} ({big['by_rule']} more by rule, "
+                     f"{cells.count(big['proven'], 'proven breaking change')} ({big['by_rule']} more by rule, "
                      f"{big['unexplained']} unexplained), {top} (*Every release* lists each step).")
     if steps["schemaless"]:
-        lines.append(f"- {_count(steps['schemaless'], 'step')} not counted because a side's input schemas "
-                     f"came out empty: {_count(total['schemaless'], 'release')} did, "
+        lines.append(f"- {cells.count(steps['schemaless'], 'step')} not counted because a side's input schemas "
+                     f"came out empty: {cells.count(total['schemaless'], 'release')} did, "
                      f"{total['schemaless_dated_late']} of them dated by the registry after a later "
                      "release and so installed with newer dependencies than their own (*Coverage*): "
                      "the flaw the published backtest had, detected rather than counted.")
     if steps["unstable"]:
-        lines.append(f"- {_count(steps['unstable'], 'step')} not counted because two captures of one of "
+        lines.append(f"- {cells.count(steps['unstable'], 'step')} not counted because two captures of one of "
                      "its releases disagreed.")
     if steps["recipe_changed"]:
-        lines.append(f"- {_count(steps['recipe_changed'], 'step')} not counted because its two releases "
+        lines.append(f"- {cells.count(steps['recipe_changed'], 'step')} not counted because its two releases "
                      "were captured under different recipes (*Method*).")
     honesty = {(r["scheme"], r["declared"]): r for r in rows["honesty"]}
     everything = honesty.get((None, None))
     if everything and everything["steps"]:
-        line = (f"- Version numbers: {_count(everything['proven_breaking_dishonest'], 'counted step')} broke a "
+        line = (f"- Version numbers: {cells.count(everything['proven_breaking_dishonest'], 'counted step')} broke a "
                 "caller with a proven break under a bump that, by its scheme's rules, promised compatibility "
                 f"({everything['breaking_dishonest']} counting every break)")
         if everything["semver_steps"]:
             line += (f"; read literally, {everything['proven_quiet_breaks']} of {everything['semver_steps']} "
-                     f"semver-numbered steps ({_pct(everything['proven_quiet_breaks_pct'])}) shipped a proven "
+                     f"semver-numbered steps ({cells.pct(everything['proven_quiet_breaks_pct'])}) shipped a proven "
                      f"break while only the minor or patch number moved ({everything['quiet_breaks']} counting "
-                     "every break" + (f", 1 in {_n(everything['quiet_one_in'])}" if everything["quiet_one_in"]
+                     "every break" + (f", 1 in {cells.n(everything['quiet_one_in'])}" if everything["quiet_one_in"]
                                       else "") + "; *Semver honesty*).")
         else:
             line += "; no counted step is semver-numbered (*Semver honesty*)."
@@ -375,7 +378,7 @@ def _second_pass() -> str:
 def _notes_line(rows) -> str:
     if not rows["notes"]:
         return "no judge was configured for this run"
-    return "; ".join(f"{r['judge']}: {_count(r['notes'], 'note')}, {r['security_relevant']} "
+    return "; ".join(f"{r['judge']}: {cells.count(r['notes'], 'note')}, {r['security_relevant']} "
                      "security-relevant" for r in rows["notes"])
 
 
@@ -393,22 +396,22 @@ def _coverage(rows, total) -> str:
         lines.append(f"| {name} | {r['attempted']} | {r['captured']} | {r['failed']} | {r['empty']} | {r['passes']} | "
                      f"{r['confirmed']} | {r['disagree']} | {r['unconfirmed']} | {r['schemaless']} | "
                      f"{r['dated_late']} | "
-                     f"{r['schemaless_dated_late']} | {_day(r['first_published'])} to "
-                     f"{_day(r['last_published'])} |")
+                     f"{r['schemaless_dated_late']} | {cells.day(r['first_published'])} to "
+                     f"{cells.day(r['last_published'])} |")
     lines += ["", "Failed versions by reason (`failure_reasons.sql`):", ""]
     if rows["failure_reasons"]:
-        lines += [f"- `{r['reason']}`: {_count(r['versions'], 'version')} of "
-                  f"{_count(r['servers'], 'server')}" for r in rows["failure_reasons"]]
+        lines += [f"- `{r['reason']}`: {cells.count(r['versions'], 'version')} of "
+                  f"{cells.count(r['servers'], 'server')}" for r in rows["failure_reasons"]]
         lines += ["", "| Server | Version | Published | Reason | Message |", "| --- | --- | --- | --- | --- |"]
-        lines += [f"| {r['server_id']} | {r['version']} | {_day(r['published_at'])} | `{r['reason']}` | "
-                  f"{_cell(r['error'])} |" for r in rows["failures"]]
+        lines += [f"| {r['server_id']} | {r['version']} | {cells.day(r['published_at'])} | `{r['reason']}` | "
+                  f"{cells.cell(r['error'])} |" for r in rows["failures"]]
     else:
         lines.append("- none: every version attempted was captured.")
     retries = rows["install_retries"]
     lines += ["", f"Captured only with a later dependency cut-off (`install_retries.sql`): "
-              f"{_count(len(retries), 'release')}, counted like the others, their dependencies up to a "
+              f"{cells.count(len(retries), 'release')}, counted like the others, their dependencies up to a "
               "week newer than their users had, or today's where it says no cut-off" + (":" if retries else "."), ""]
-    lines += [f"- {r['server_id']} {r['version']} ({_day(r['published_at'])}): {_cell(r['retry'])}"
+    lines += [f"- {r['server_id']} {r['version']} ({cells.day(r['published_at'])}): {cells.cell(r['retry'])}"
               for r in retries]
     return "\n".join(lines)
 
@@ -425,8 +428,8 @@ def _per_server(rows, steps) -> str:
     for r in rows["steps_by_server"]:
         name = "**all**" if r["server_id"] is None else r["server_id"]
         lines.append(f"| {name} | {r['releases']} | {r['counted']} | {r['changed']} | "
-                     f"{_share(r['proven_steps'], r['proven_steps_pct'])} | "
-                     f"{_share(r['breaking_steps'], r['breaking_steps_pct'])} | "
+                     f"{cells.share(r['proven_steps'], r['proven_steps_pct'])} | "
+                     f"{cells.share(r['breaking_steps'], r['breaking_steps_pct'])} | "
                      f"{r['proven']} / {r['by_rule']} / {r['unexplained']} | {r['potentially_breaking']} | "
                      f"{r['non_breaking']} | {r['documentation']} | "
                      f"{r['schemaless']}, {r['unstable']}, {r['recipe_changed']}, {r['not_diffed']} |")
@@ -459,11 +462,11 @@ def _honesty(rows) -> str:
         scheme = "**all**" if r["scheme"] is None else (f"**{r['scheme']}**" if r["declared"] is None
                                                          else r["scheme"])
         declared = "" if r["declared"] is None else r["declared"]
-        quiet = (f"{_share(r['proven_quiet_breaks'], r['proven_quiet_breaks_pct'])} / {r['quiet_breaks']} "
+        quiet = (f"{cells.share(r['proven_quiet_breaks'], r['proven_quiet_breaks_pct'])} / {r['quiet_breaks']} "
                  f"of {r['semver_steps']}" if r["semver_steps"] else "")
         lines.append(f"| {scheme} | {declared} | {r['steps']} | {r['proven_breaking_steps']} / "
                      f"{r['breaking_steps']} | {r['dishonest']} | "
-                     f"{_share(r['proven_breaking_dishonest'], r['proven_breaking_dishonest_pct'])} / "
+                     f"{cells.share(r['proven_breaking_dishonest'], r['proven_breaking_dishonest_pct'])} / "
                      f"{r['breaking_dishonest']} | {quiet} |")
     seen = [r["scheme"] for r in rows["honesty"] if r["scheme"] and r["declared"] is None]
     lines += [""] + [f"- *{s}*: {SCHEMES[s]}." for s in seen if s in SCHEMES]
@@ -495,7 +498,7 @@ def _upgrades(rows) -> str:
         first = ("" if r["breaking_from_first"] is None
                  else f"{r['proven_from_first']} / {r['breaking_from_first']}")
         if first and r["server_id"] is None:
-            first += f" ({_count(r['first_counted'], 'server')})"
+            first += f" ({cells.count(r['first_counted'], 'server')})"
         lines.append(f"| {name} | {r['releases']} | {r['proven_upgrades']} / {r['breaking_upgrades']} | "
                      f"{r['not_counted']} | {first} |")
     return "\n".join(lines)
@@ -533,12 +536,12 @@ def _instructive(rows, limit=5) -> str:
     for i, r in enumerate(chosen, 1):
         lines += ["", f"{i}. **{r['server_id']} {r['old_version']} -> {r['new_version']}** "
                       f"(declared {r['declared']}, {r['bumped']} number moved): `{r['rule']}` on "
-                      f"{_code(r['entity'] or '(server)')} at {_code(r['path'])}; this rule broke "
-                      f"{_count(r['rule_servers'], 'server')} ({_count(r['rule_changes'], 'change')}).",
-                  f"   {_cell(r['message'], 400)}"]
+                      f"{cells.code(r['entity'] or '(server)')} at {cells.code(r['path'])}; this rule broke "
+                      f"{cells.count(r['rule_servers'], 'server')} ({cells.count(r['rule_changes'], 'change')}).",
+                  f"   {cells.cell(r['message'], 400)}"]
         lines.append(f"   Proven, by the witness {_witness(r['witness_json'])}." if r["witness_json"]
                      else f"   {r['evidence'].capitalize()}, no witness: "
-                          f"{_cell(r['witness_note'] or 'none recorded', 400)}.")
+                          f"{cells.cell(r['witness_note'] or 'none recorded', 400)}.")
         if r["rule"] in RULES:  # the lesson: the catalog's advice for the rule
             lines.append(f"   What the server could have done: {' '.join(RULES[r['rule']].note.split())}")
     return "\n".join(lines)
@@ -566,7 +569,7 @@ def _habits(rows) -> str:
              "| Quarter | Servers | Releases | Tools | outputSchema | Annotations | Description | "
              "Closed input |", "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for r in rows["schema_habits"]:
-        share = lambda n: f"{n} ({_pct(100.0 * n / r['tools'])})"  # noqa: E731
+        share = lambda n: f"{n} ({cells.pct(100.0 * n / r['tools'])})"  # noqa: E731
         lines.append(f"| {r['quarter']} | {r['servers']} | {r['releases']} | {r['tools']} | "
                      f"{share(r['with_output_schema'])} | {share(r['with_annotations'])} | "
                      f"{share(r['with_description'])} | {share(r['closed_input'])} |")
@@ -584,20 +587,20 @@ The only published backtest of this kind (a hash-pinning tool's run over
 version pairs, {b['published_findings']} findings and {b['published_breaking']} of them "breaking" (its figures,
 quoted in `backtest.sql`).
 `backtest.sql`, our way, over the
-{_count(b['packages'], '`@modelcontextprotocol/server-*` package')} surveyed
-here: {_count(b['steps'], 'counted consecutive step')}, {b['changed']} with different
-contracts, {_count(b['findings'], 'finding')}, {b['breaking']} graded BREAKING ({b['proven']} of them
-proven by a witness) in {_count(b['breaking_steps'], 'step')} (see *In short* for the largest), and
-{_count(b['dialect_changes'], 'notation change')} reported as `*.dialect.changed` instead of as
-breaks; {_count(b['not_counted'], 'step')} of these packages are not counted, behind
-{_count(b['schemaless_releases'], 'schemaless release')}. The numbers differ by
+{cells.count(b['packages'], '`@modelcontextprotocol/server-*` package')} surveyed
+here: {cells.count(b['steps'], 'counted consecutive step')}, {b['changed']} with different
+contracts, {cells.count(b['findings'], 'finding')}, {b['breaking']} graded BREAKING ({b['proven']} of them
+proven by a witness) in {cells.count(b['breaking_steps'], 'step')} (see *In short* for the largest), and
+{cells.count(b['dialect_changes'], 'notation change')} reported as `*.dialect.changed` instead of as
+breaks; {cells.count(b['not_counted'], 'step')} of these packages are not counted, behind
+{cells.count(b['schemaless_releases'], 'schemaless release')}. The numbers differ by
 method, not by luck:
 
 - **Dependencies as of the release.** The backtest installed old versions
   with today's dependencies, so several served schemas emptied by a newer
   zod; here every version is installed as it resolved on its publish
   date. Where the registry's date is itself late, the same emptying shows
-  ({_count(total['schemaless'], 'schemaless release')} among all servers here,
+  ({cells.count(total['schemaless'], 'schemaless release')} among all servers here,
   {total['schemaless_dated_late']} of them dated late): those releases are detected and
   their steps not counted.
 - **Resources are resources.** The backtest parsed paged resources as
@@ -631,7 +634,7 @@ def _confidence(rows, total, steps) -> str:
 - **Captures**: {total['confirmed']} of {total['captured']} captured versions were
   captured identically by both passes; {total['disagree']} disagreed. Failed
   as *empty* (listed no tools where tools were expected): {total['empty']}.
-- **Breaks**: of {_count(steps['breaking'], 'breaking change')}, by what stands behind
+- **Breaks**: of {cells.count(steps['breaking'], 'breaking change')}, by what stands behind
   each (`witness_gaps.sql`, the reading of `mcpdelta/witness/evidence.py`;
   each with its note in *Every release*):
 {_gaps(rows)}
@@ -671,7 +674,7 @@ def _gaps(rows) -> str:
     for r in ordered:
         what = r["evidence"] if r["reason"] is None else f"{r['evidence']}, {r['reason']}"
         meaning = GAPS.get(r["reason"] or r["evidence"], "a named reason the engine gives")
-        lines.append(f"  - {_count(r['changes'], 'change')} {what} ({meaning}"
+        lines.append(f"  - {cells.count(r['changes'], 'change')} {what} ({meaning}"
                      + (f"; {r['resources']} of them resources" if r["resources"] else "") + ")")
     return "\n".join(lines) or "  - none"
 
@@ -705,21 +708,21 @@ def _releases(rows) -> str:
             note = ("not counted: captures disagree" if s["unstable"] else
                     "not counted: schemaless" if s["schemaless"] else
                     "not counted: captured under different recipes" if s["recipe_changed"] else
-                    f"not diffed: {_cell(s['error'])}" if not s["diffed"] else
+                    f"not diffed: {cells.cell(s['error'])}" if not s["diffed"] else
                     "same contract" if s["identical"] else "")
             if s["spans"]:
                 note = f"{note}; " if note else ""
-                note += f"across {_count(s['spans'], 'version')} not captured"
-            lines.append(f"| {s['old_version']} | {s['new_version']} | {_day(s['published_at'])} | "
+                note += f"across {cells.count(s['spans'], 'version')} not captured"
+            lines.append(f"| {s['old_version']} | {s['new_version']} | {cells.day(s['published_at'])} | "
                          f"{s['declared']} | {s['grade'] or ''} | {s['proven']} / {s['by_rule']} / "
                          f"{s['unexplained']} | {s['potentially_breaking']} | {s['non_breaking']} | "
                          f"{s['documentation']} | {note} |")
         if breaks.get(server):
             lines += ["", "| From | To | Rule | Entity | Path | Evidence | Witness, or why there is none |",
                       "| --- | --- | --- | --- | --- | --- | --- |"]
-            lines += [f"| {b['old_version']} | {b['new_version']} | `{b['rule']}` | {_cell(b['entity'] or '(server)')} | "
-                      f"{_code(b['path'])} | {b['evidence']} | "
-                      f"{_witness(b['witness_json']) if b['witness_json'] else _cell(b['witness_note'] or '')} |"
+            lines += [f"| {b['old_version']} | {b['new_version']} | `{b['rule']}` | {cells.cell(b['entity'] or '(server)')} | "
+                      f"{cells.code(b['path'])} | {b['evidence']} | "
+                      f"{_witness(b['witness_json']) if b['witness_json'] else cells.cell(b['witness_note'] or '')} |"
                       for b in breaks[server]]
         if latest.get(server):
             lines += ["", "| Release | Against | Changes | BREAKING: proven / any | Note |",
@@ -742,51 +745,6 @@ def _total(table) -> dict:
     return next((r for r in table if r["server_id"] is None), {})
 
 
-def _count(n, noun) -> str:
-    n = 0 if n is None else n
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s" if not noun.endswith("s") else f"{n} {noun}"
-
-
-def _n(value) -> str:
-    if value is None:
-        return "0"
-    return f"{value:g}" if isinstance(value, float) else str(value)
-
-
-def _pct(value) -> str:
-    """A share in per cent; a share of nothing (a zero denominator) is 0 %,
-    said only where its count is 0 too (``_share`` leaves it out)."""
-    return f"{0.0 if value is None else float(value):g} %"
-
-
-def _share(count, pct) -> str:
-    """``count (pct %)``, or the bare count where the share is of nothing."""
-    return f"{count}" if pct is None else f"{count} ({_pct(pct)})"
-
-
-def _day(value) -> str:
-    return "" if value is None else f"{value:%Y-%m-%d}"
-
-
-def _cut(text, limit) -> str:
-    text = " ".join(str(text or "").split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _cell(text, limit=160) -> str:
-    """A value the lake holds (a server or a file chose it) as literal Markdown, one line."""
-    from mcpdelta.report.safe import md_text
-
-    return md_text(_cut(text, limit))
-
-
-def _code(text, limit=160) -> str:
-    """The same in a code span."""
-    from mcpdelta.report.safe import md_code
-
-    return md_code(_cut(text, limit))
-
-
 def _witness(witness_json, limit=120) -> str:
     from mcpdelta.errors import InputError
     from mcpdelta.inputs import load_json
@@ -798,4 +756,4 @@ def _witness(witness_json, limit=120) -> str:
     if not isinstance(witness, dict):
         return "(unreadable)"
     value = json.dumps(witness.get("value"), ensure_ascii=False, sort_keys=True)
-    return f"{_cell(witness.get('kind', 'value'))} {_code(value, limit)}"
+    return f"{cells.cell(witness.get('kind', 'value'))} {cells.code(value, limit)}"

@@ -249,7 +249,8 @@ def mutated(draw, value):
         elif kind == "drop_required" and isinstance(node.get("required"), list) and node["required"]:
             node["required"] = node["required"][1:]
         elif kind == "add_required" and isinstance(node.get("properties"), dict) and node["properties"]:
-            node["required"] = sorted(set(node.get("required", [])) | {sorted(node["properties"])[0]})
+            had = node.get("required") if isinstance(node.get("required"), list) else []  # set_key may null it
+            node["required"] = sorted({n for n in had if isinstance(n, str)} | {sorted(node["properties"])[0]})
         elif kind == "add_property" and isinstance(node.get("properties"), dict):
             node["properties"]["extra"] = {"type": "string"}
         elif kind == "open_object" and node.get("additionalProperties") is False:

@@ -70,17 +70,28 @@ def _without_nulls(value):
 
 def _meaning(manifest):
     """The manifest with schemas in one dialect, null fields dropped outside
-    schemas, and key order ignored."""
+    schemas, vendor keys dropped inside them, and key order ignored."""
     tools = []
     for original in manifest.get("tools", []):
         tool = _without_nulls({k: v for k, v in original.items()
                                if k not in ("inputSchema", "outputSchema")})
         for key in ("inputSchema", "outputSchema"):
             if key in original:
-                tool[key] = _redundant_types_dropped(normalise_schema(original[key])[0])
+                tool[key] = _vendor_keys_dropped(_redundant_types_dropped(normalise_schema(original[key])[0]))
         tools.append(tool)
     rest = _without_nulls({k: v for k, v in manifest.items() if k != "tools"})
     return json.dumps({**rest, "tools": tools}, sort_keys=True)
+
+
+def _vendor_keys_dropped(node):
+    """``x-`` keys validate nothing (docs/rules.md: not reported), except
+    ``x-mcp-header``, which changes how a call is sent."""
+    if isinstance(node, list):
+        return [_vendor_keys_dropped(x) for x in node]
+    if not isinstance(node, dict):
+        return node
+    return {k: _vendor_keys_dropped(v) for k, v in node.items()
+            if not (isinstance(k, str) and k.startswith("x-") and k != "x-mcp-header")}
 
 
 def _json_types(value) -> set:
@@ -95,17 +106,55 @@ def _json_types(value) -> set:
 
 def _redundant_types_dropped(node):
     """``type`` beside an ``enum`` whose every value is of that type says
-    nothing more (``{"type": "string", "enum": ["a"]}`` is ``{"enum": ["a"]}``)."""
+    nothing more (``{"type": "string", "enum": ["a"]}`` is ``{"enum": ["a"]}``),
+    nor does a bound no value of the enum crosses; a listed value a bound
+    refuses is no value of the schema, and a keyword for a type the node
+    refuses acts on nothing (the values each side accepts decide)."""
     if isinstance(node, list):
         return [_redundant_types_dropped(x) for x in node]
     if not isinstance(node, dict):
         return node
     out = {k: _redundant_types_dropped(v) for k, v in node.items()}
+    if isinstance(out.get("enum"), list):  # a listed value a bound beside it refuses is not accepted
+        out["enum"] = [v for v in out["enum"] if all(_holds(rule, v, out[key]) for key, rule in _BOUNDS.items()
+                                                     if key in out)]
     kinds = out.get("type")
     kinds = {kinds} if isinstance(kinds, str) else set(kinds) if isinstance(kinds, list) else None
+    if kinds is not None:  # a keyword for a type the node refuses acts on no value of it
+        acted = kinds | ({"integer"} if "number" in kinds else set()) | ({"number"} if "integer" in kinds else set())
+        out = {k: v for k, v in out.items() if _ACTS_ON.get(k, acted) & acted}
     if kinds is not None and isinstance(out.get("enum"), list) and all(_json_types(v) & kinds for v in out["enum"]):
         del out["type"]
+    # so is a bound that excludes none of the enum's values (docs/rules.md)
+    listed = out.get("enum")
+    for key, holds in _BOUNDS.items():
+        if key in out and isinstance(listed, list) and all(_holds(holds, v, out[key]) for v in listed):
+            del out[key]
     return out
+
+
+# JSON Schema's type-specific keywords and the types they act on
+_ACTS_ON = {**dict.fromkeys(("minLength", "maxLength", "pattern", "format"), {"string"}),
+            **dict.fromkeys(("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"),
+                            {"number", "integer"}),
+            **dict.fromkeys(("items", "prefixItems", "minItems", "maxItems", "uniqueItems", "contains"),
+                            {"array"}),
+            **dict.fromkeys(("properties", "required", "additionalProperties", "patternProperties",
+                             "propertyNames", "minProperties", "maxProperties", "dependentRequired"),
+                            {"object"})}
+
+_BOUNDS = {"minLength": (str, lambda v, b: len(v) >= b), "maxLength": (str, lambda v, b: len(v) <= b),
+           "minimum": ((int, float), lambda v, b: v >= b), "maximum": ((int, float), lambda v, b: v <= b),
+           "exclusiveMinimum": ((int, float), lambda v, b: v > b),
+           "exclusiveMaximum": ((int, float), lambda v, b: v < b)}
+
+
+def _holds(rule, value, bound) -> bool:
+    """Does ``value`` keep to ``bound`` (a value of another type passes)?"""
+    kind, test = rule
+    if isinstance(value, bool) or not isinstance(value, kind):
+        return True
+    return isinstance(bound, (int, float)) and not isinstance(bound, bool) and test(value, bound)
 
 
 def _surfaces(manifest):

@@ -19,10 +19,12 @@ class Undrawable(Exception):
     """hypothesis-jsonschema cannot draw from this schema (counted as skipped)."""
 
 
-def validator(schema):
-    """A python-jsonschema validator for ``schema``, by its own ``$schema``."""
+def validator(schema, formats=False):
+    """A python-jsonschema validator for ``schema``, by its own ``$schema``;
+    ``formats``: ``format`` asserted (its draft's format checker), else an
+    annotation (the 2020-12 default)."""
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-    return cls(schema, format_checker=None)
+    return cls(schema, format_checker=cls.FORMAT_CHECKER if formats else None)
 
 
 def accepts(check, value) -> bool:

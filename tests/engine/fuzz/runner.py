@@ -18,9 +18,11 @@ Disagreements:
 - ``c-keep-reported``: an operator that keeps the values (and no value
   tells the sides apart either way) for which the engine reports a change
   other than prose (``*.description.changed``: models read it, whatever the
-  values) or an annotation/dialect rule at DOCUMENTATION severity: any
-  other rule or severity moves the grade past patch. An operator that did
-  change the values on that schema is counted as value-changing instead.
+  values) or an annotation/dialect rule at DOCUMENTATION severity (or the
+  dialect rule where the declared ``$schema`` moved: the engine names what
+  moved): any other rule or severity moves the grade past patch. An operator
+  that did change the values on that schema, with ``format`` read as an
+  annotation or asserted, is counted as value-changing instead.
 """
 
 import collections
@@ -41,7 +43,7 @@ from tests.engine.fuzz.seeds import canonical
 
 BREAKING, DOCUMENTATION = "BREAKING", "DOCUMENTATION"
 CLASSES = ("a-missed-break", "b-unproven-break", "c-keep-reported", "engine-error")
-NOTATION_RULES = (".dialect.changed", ".deprecated.added", ".deprecated.removed")
+NOTATION_RULES = (".dialect.changed", ".deprecated.added", ".deprecated.removed", ".annotation.changed")
 SEED_TRIES = 40  # seeds tried per pair for one where the operator applies
 DRAW_SECONDS = 2.0  # CPU for one draw, then the schema counts as skipped
 ENGINE_SECONDS = 20.0  # CPU for one diff with its witnesses, then it is an engine error
@@ -271,6 +273,7 @@ def judge(pair, draws):
     apart), "reclassified" (a value-keeping one that did change the values)."""
     try:
         old_check, new_check = validator(pair.old), validator(pair.new)
+        old_formats, new_formats = validator(pair.old, formats=True), validator(pair.new, formats=True)
         from_old, from_new = draws.values(pair)
         values = [v for v in from_old if accepts(old_check, v)] + [v for v in from_new if accepts(new_check, v)]
     except Undrawable:
@@ -294,12 +297,23 @@ def judge(pair, draws):
     def new_only(v):
         return accepts(new_check, v) and not accepts(old_check, v)
 
+    def apart(v):  # told apart where formats are asserted (the engine's validator asserts them)
+        return accepts(old_formats, v) != accepts(new_formats, v)
+
+    def old_only_formats(v):
+        return accepts(old_formats, v) and not accepts(new_formats, v)
+
+    def new_only_formats(v):
+        return accepts(new_formats, v) and not accepts(old_formats, v)
+
     pool = values + witnesses
     narrowing = next((v for v in pool if old_only(v)), None)
     widening = next((v for v in pool if new_only(v)), None)
-    differs = narrowing is not None or widening is not None
+    differs = narrowing is not None or widening is not None or any(apart(v) for v in pool)
     break_value = narrowing if pair.side == "input" else widening
-    shows_break = old_only if pair.side == "input" else new_only
+    # a witness is confirmed as format is read either way (tests.truth counts both)
+    shows_break = (lambda v: old_only(v) or old_only_formats(v)) if pair.side == "input" else (
+        lambda v: new_only(v) or new_only_formats(v))
     found = []
     breaking = [c for c in changes if c["severity"] == BREAKING]
     if break_value is not None and not breaking:
@@ -316,8 +330,11 @@ def judge(pair, draws):
             found.append(record(pair, "b-unproven-break", changes,
                                 detail=f"no witness, no named reason: {c['path']}: {c.get('witness_note')}"))
     if pair.operator.keeps and not differs:
+        # a declared $schema that moved is a change the engine names (docs/rules.md)
+        declared = pair.old.get("$schema") != pair.new.get("$schema")
         loud = [c for c in changes if not c["rule"].endswith(".description.changed") and not (
-            c["rule"].endswith(NOTATION_RULES) and c["severity"] == DOCUMENTATION)]
+            c["rule"].endswith(NOTATION_RULES) and c["severity"] == DOCUMENTATION) and not (
+            declared and c["rule"].endswith(".dialect.changed"))]
         if loud:
             found.append(record(pair, "c-keep-reported", changes,
                                 detail=", ".join(sorted({f"{c['rule']} {c['severity']}" for c in loud}))))
