@@ -445,9 +445,9 @@ def partners(w, removed, added) -> list:
     # then branches that carry the same tag (a property fixed to one value:
     # the discriminator of a tagged union) and no other branch does
     for branch in list(removed):
-        tags = _tags(branch)
-        mates = [x for x in added if tags & _tags(x)]
-        if len(mates) == 1 and [x for x in removed if _tags(x) & _tags(mates[0])] == [branch]:
+        tags = branch_tags(branch)
+        mates = [x for x in added if tags & branch_tags(x)]
+        if len(mates) == 1 and [x for x in removed if branch_tags(x) & branch_tags(mates[0])] == [branch]:
             pairs.append((branch, mates[0]))
             removed.remove(branch)
             added.remove(mates[0])
@@ -472,7 +472,7 @@ def partners(w, removed, added) -> list:
     return pairs
 
 
-def _tags(branch) -> set:
+def branch_tags(branch) -> set:
     """(property, value) pairs a branch fixes: a required property whose
     schema allows one value."""
     if not isinstance(branch, dict) or not isinstance(branch.get("properties"), dict):

@@ -197,6 +197,8 @@ def _candidates(a, b):
                 if edge is not None:
                     k = math.floor(edge / p.step)
                     numbers += [p.step * (k + i) for i in (-1, 0, 1, 2)]
+    edges = sorted({e for p in (a, b) for e in (p.low, p.high) if e is not None})
+    numbers += [(lo + hi) / 2 for lo, hi in zip(edges, edges[1:])]  # inside a narrow gap between bounds
     out = [None, False, True]
     for x in numbers:
         x = exact(x)

@@ -356,7 +356,7 @@ def _work(change, rule, side, suffix, rule_rel, old_raw, new_raw, max_candidates
         return None, f"no witness: jsonschema-rs cannot evaluate this {key} ({exc})"
     a_n = _normalised(a_raw, a_text)
     r_n = _normalised(r_raw, r_text)
-    loc = construct.locate(rel, a_n, r_n, suffix)
+    loc = construct.locate(rel, a_n, r_n, suffix, new_side="r" if side == "input" else "a")
     try:
         r_norm_judge = own_judge(r_n)
     except SchemaUnusable:

@@ -25,6 +25,8 @@ validator confirms.
 
 import copy
 
+from mcpdelta.engine.equality import same
+
 from mcpdelta.witness import instance as inst
 from mcpdelta.witness.instance import (POOL, TYPE_ORDER, canonical, dedupe, examples, flatten,
                                        fresh_name, governing, is_number, near, of_type,
@@ -81,11 +83,43 @@ def _through_branch(loc, holder, part, branch) -> None:
         loc.root = shaped
 
 
-def locate(rel, a_root, r_root, suffix) -> Location:
+def _spelled(node, part):
+    """The keyword ``node`` writes ``part``'s branches under: an ``anyOf``
+    read as a ``oneOf`` (or back) is one combinator respelled, the walk's
+    path naming the new side's keyword."""
+    other = {"anyOf": "oneOf", "oneOf": "anyOf"}.get(part)
+    if isinstance(node, dict) and part not in node and other in node:
+        return other
+    return part
+
+
+def _partner(holder, key, branch, index):
+    """The branch of ``holder[key]`` that is ``branch`` on the other side:
+    the same one, else the one alone in carrying its tag (the const that
+    tells a tagged union's branches apart), else the one at ``index``."""
+    from mcpdelta.engine.handlers import branch_tags
+
+    branches = _sub(holder, key)
+    if isinstance(branches, list):
+        for other in branches:
+            if same(other, branch):
+                return other
+        tags = branch_tags(branch)
+        mates = [b for b in branches if tags and branch_tags(b) & tags]
+        if len(mates) == 1:
+            return mates[0]
+    return _branch(holder, key, index)
+
+
+def locate(rel, a_root, r_root, suffix, new_side="r") -> Location:
+    """Where the change at ``rel`` lives; ``new_side``: which of the two
+    (accepting ``a``, rejecting ``r``) is the new schema, whose branch order
+    the path's combinator indices follow."""
     loc = Location()
     loc.root = a_root
     a_loc, r_loc, a_node, r_node = a_root, r_root, a_root, r_root
     attribution = []
+    full = []  # the whole path in the rejecting side's schema, branches included
     frozen = False
     i = 0
     parts = list(rel)
@@ -129,25 +163,32 @@ def locate(rel, a_root, r_root, suffix) -> Location:
             r_loc = r_node = _branch(r_node, "prefixItems", index) or _sub(r_node, "items", {})
             step = 2
         elif part in COMBINATORS and i + 1 < len(parts) and isinstance(parts[i + 1], int) \
-                and not (isinstance(r_node, dict) and part in r_node) and isinstance(a_node, dict) \
-                and part in a_node:
+                and not (isinstance(r_node, dict) and _spelled(r_node, part) in r_node) \
+                and isinstance(a_node, dict) and _spelled(a_node, part) in a_node:
             # the rejecting side is that branch written plain (the walk read
             # it as a combinator of one): its errors name no combinator here
-            holder = a_node
-            a_node = _branch(a_node, part, parts[i + 1])
-            _through_branch(loc, holder, part, a_node)
+            holder, a_part = a_node, _spelled(a_node, part)
+            a_node = _branch(a_node, a_part, parts[i + 1])
+            _through_branch(loc, holder, a_part, a_node)
             i += 2
             continue
         elif part in COMBINATORS and i + 1 < len(parts) and isinstance(parts[i + 1], int):
             # same instance place, one branch deeper in the schema (its
             # errors come nested under the combinator's, at this branch)
+            a_part, r_part = _spelled(a_node, part), _spelled(r_node, part)
             if not frozen:
-                attribution += [part, str(parts[i + 1])]
+                attribution += [r_part, str(parts[i + 1])]
             frozen = True
+            full += [r_part, str(parts[i + 1])]
             holder = a_node
-            a_node = _branch(a_node, part, parts[i + 1])
-            r_node = _branch(r_node, part, parts[i + 1])
-            _through_branch(loc, holder, part, a_node)
+            # the index is the new side's; the old side's branch is its partner
+            if new_side == "r":
+                r_node = _branch(r_node, r_part, parts[i + 1])
+                a_node = _partner(a_node, a_part, r_node, parts[i + 1])
+            else:
+                a_node = _branch(a_node, a_part, parts[i + 1])
+                r_node = _partner(r_node, r_part, a_node, parts[i + 1])
+            _through_branch(loc, holder, a_part, a_node)
             i += 2
             continue
         else:
@@ -156,6 +197,7 @@ def locate(rel, a_root, r_root, suffix) -> Location:
         loc.a_schemas.append(a_loc)
         if not frozen:
             attribution += [str(p) for p in parts[i:i + step]]
+        full += [str(p) for p in parts[i:i + step]]
         i += step
     loc.tail = tuple(parts[i:])
     loc.a_loc, loc.r_loc, loc.a_node, loc.r_node = a_loc, r_loc, a_node, r_node
@@ -182,6 +224,11 @@ def locate(rel, a_root, r_root, suffix) -> Location:
         pass  # one side is a single branch written plain: any error at the place shows it
     elif loc.tail and not frozen and isinstance(loc.tail[0], str) and loc.tail[0] in KEYWORDS:
         loc.attributions = tuple(loc.attribution + (k,) for k in KEYWORDS[loc.tail[0]])
+    elif len(loc.tail) == 1 and isinstance(loc.tail[0], str) and loc.tail[0] in KEYWORDS:
+        # inside a combinator's branch: the error nested at this very keyword
+        # of this branch (a value rejected for the branch's other bound shows
+        # that bound's change, not this one)
+        loc.attributions = tuple(tuple(full) + (k,) for k in KEYWORDS[loc.tail[0]])
     return loc
 
 

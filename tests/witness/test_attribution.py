@@ -168,3 +168,38 @@ def test_ambiguity_is_read_along_the_path_and_never_raises():
     assert not ambiguous({"type": {"7": {}, "007": {}}}, ("type", "7"))  # not a name
     # a malformed list where names belong, and a name of 5,001 digits
     assert not ambiguous({"properties": ["a"]}, ("properties", "0" * 5000 + "1", "type"))
+
+
+def _tagged(vector):
+    """A tagged union of field kinds (mongodb-mcp-server's create-index
+    ``fields``), the vector branch's ``numDimensions`` as given."""
+    return {"type": "object", "properties": {"fields": {"type": "array", "items": {"COMBINATOR": [
+        {"type": "object", "properties": {"type": {"const": "filter"}, "path": {"type": "string"}},
+         "required": ["type", "path"], "additionalProperties": False},
+        {"type": "object", "properties": {"type": {"const": "vector"}, "path": {"type": "string"},
+                                          "numDimensions": vector},
+         "required": ["type", "path"], "additionalProperties": False}]}}}, "required": ["fields"]}
+
+
+def _spelled(schema, combinator):
+    import json
+
+    return json.loads(json.dumps(schema).replace("COMBINATOR", combinator))
+
+
+def test_each_bound_in_a_respelled_union_branch_is_shown_by_its_own_value():
+    """anyOf -> oneOf over the same tagged branches, one branch gaining both
+    bounds: each bound is proven by a value the other bound lets through
+    (found by the tag, not by branch position), never by the sibling's."""
+    old = _spelled(_tagged({"type": "number"}), "anyOf")
+    new = _spelled(_tagged({"type": "number", "minimum": 1, "maximum": 8192}), "oneOf")
+    result, old_tool, new_tool, _ = diff(old, new)
+    bounds = {c.path.rsplit("/", 1)[-1]: c for c in result.changes if c.rule == "tool.input.constraint.tightened"}
+    assert set(bounds) == {"minimum", "maximum"}
+    for keyword, change in bounds.items():
+        assert change.witness is not None, change.witness_note
+        assert separates(change, old_tool, new_tool)
+        [field] = change.witness["value"]["fields"]
+        assert field["type"] == "vector"
+        dimensions = field["numDimensions"]
+        assert dimensions < 1 if keyword == "minimum" else dimensions > 8192
