@@ -117,9 +117,10 @@ class _Walk:
         """Walk, then net: report what the walk left unexplained."""
         first = len(self.claims)
         self.node(old, new, rel)
-        claims = self.claims[first:]
+        claims = set(self.claims[first:])
         for parts, a, b in list(differences(old, new, rel)):
-            if not any(parts[: len(c)] == c for c in claims) and not _vendor(parts):
+            # claimed: the place itself or a place holding it
+            if not any(parts[:i] in claims for i in range(len(parts) + 1)) and not _vendor(parts):
                 keyword = keyword_at(parts)
                 # names or annotates: the same values validate (definitions a
                 # kept reference may reach stay the net's)
@@ -348,7 +349,7 @@ _DIRECTION = {
 
 # Rules that say nothing about which values validate.
 ANNOTATION_RULES = ("description.changed", "default.changed", "deprecated.added",
-                    "deprecated.removed", "dialect.changed")
+                    "deprecated.removed", "dialect.changed", "annotation.changed")
 
 
 # Equivalence checks one schema diff may make (each a walk of its own).

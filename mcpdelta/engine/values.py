@@ -219,9 +219,25 @@ def _candidates(a, b):
                 for m in (n - 1, n, n + 1):
                     if 0 <= m <= 10_000:
                         texts += _padded(texts, m)
-    everything = out + texts + [v for p in (a, b) if p.listed for v in p.listed]
-    seen = set()  # each value tried once, first place kept (1 and 1.0 are one JSON value)
-    return [v for v in everything if not (json_key(v) in seen or seen.add(json_key(v)))]
+    seen, kept = set(), []
+    for value in out + texts + [v for p in (a, b) if p.listed for v in p.listed]:
+        key = _scalar_key(value)
+        if key not in seen:  # each value tried once, at its first place
+            seen.add(key)
+            kept.append(value)
+    return kept
+
+
+def _scalar_key(value):
+    """A key JSON-equal scalars share (1 and 1.0 are one JSON value, true is
+    not 1), without writing them out."""
+    if isinstance(value, bool):
+        return ("boolean", value)
+    if isinstance(value, (int, float)):
+        return ("number", value)
+    if value is None or isinstance(value, str):
+        return ("text", value)
+    return ("json", json_key(value))
 
 
 def _padded(texts, n):
@@ -309,9 +325,12 @@ def relation(old, new):
     a, b = read(old), read(new)
     if a is None or b is None:
         return None, None, None
-    lost, gained = _outside(a, b), _outside(b, a)
-    kept = True if lost is None and _contained(a, b) else (False if lost is not None else None)
-    grew = False if gained is None and _contained(b, a) else (True if gained is not None else None)
+    # a side the keywords show contained has no value outside: no candidates tried
+    kept_plain, grew_plain = _contained(a, b), _contained(b, a)
+    lost = None if kept_plain is True else _outside(a, b)
+    gained = None if grew_plain is True else _outside(b, a)
+    kept = True if lost is None and kept_plain else (False if lost is not None else None)
+    grew = False if gained is None and grew_plain else (True if gained is not None else None)
     if kept is None or grew is None:
         return None, None, None
     verdict = {(True, False): "same", (True, True): "wider", (False, False): "narrower",

@@ -367,13 +367,18 @@ def _work(change, rule, side, suffix, rule_rel, old_raw, new_raw, max_candidates
     # neither holds for shows another change
     by_values = change.probe is not None
     branch = isinstance(change.old, dict) or isinstance(change.new, dict)
-    try:
-        back = undone(r_n, a_n, rel, suffix, by_values, branch)
-        made = undone(a_n, r_n, rel, suffix, by_values, branch)
-        back_judge = None if back is None else own_judge(back)
-        made_judge = None if made is None else own_judge(made)
-    except SchemaUnusable:
-        back_judge = made_judge = None
+    back = undone(r_n, a_n, rel, suffix, by_values, branch)
+    made = undone(a_n, r_n, rel, suffix, by_values, branch)
+    judges = {}  # each compiled when a value first asks: most changes are shown by taking them back
+
+    def proof_judge(schema):
+        if id(schema) not in judges:
+            try:
+                judges[id(schema)] = own_judge(schema)
+            except SchemaUnusable:
+                judges[id(schema)] = None
+        return judges[id(schema)]
+
     clock = meter.tick  # before each candidate: True once the change's budget is spent
 
     # backtracking patterns are never run on long texts (jsonschema-rs too)
@@ -401,9 +406,12 @@ def _work(change, rule, side, suffix, rule_rel, old_raw, new_raw, max_candidates
             if branch is not None and not branch.accepts(construct.get(value, loc.hops)
                                                          if loc.hops else value):
                 return 0
-            shown = None
-            if back_judge is not None and made_judge is not None:
-                shown = back_judge.accepts(value) or not made_judge.accepts(value)
+            shown = None  # None: the schemas cannot say
+            back_judge = None if back is None or made is None else proof_judge(back)
+            if back_judge is not None and back_judge.accepts(value):
+                shown = True  # the change is needed to reject it
+            elif back_judge is not None and proof_judge(made) is not None:
+                shown = not proof_judge(made).accepts(value)  # or enough
                 if not shown:
                     return 0  # it shows another change
         except (SchemaUnusable, ValueError, TypeError, RecursionError):

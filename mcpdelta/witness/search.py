@@ -89,10 +89,13 @@ def at(value, path):
 
 
 def replaced(value, path, new):
+    """``value`` with ``new`` at ``path``: only the containers on the way are
+    copied, the rest is shared (a value is never changed in place)."""
     if not path:
         return new
-    root = copy.deepcopy(value)
-    holder = at(root, path[:-1])
+    root = holder = copy.copy(value)
+    for part in path[:-1]:
+        holder[part] = holder = copy.copy(holder[part])
     holder[path[-1]] = new
     return root
 
