@@ -319,8 +319,13 @@ def lost(old, new):
 def matches(pattern, text):
     """Does ``pattern`` match somewhere in ``text``? None: cannot say (the
     pattern is of a kind this module does not read, or ``text`` is long)."""
-    if not isinstance(text, str) or len(text) > 4 * MAX_PATTERN:
+    if not isinstance(text, str) or not isinstance(pattern, str) or len(text) > 4 * MAX_PATTERN:
         return None
+    return _matches(pattern, text)
+
+
+@functools.lru_cache(maxsize=4096)  # the same few texts are tried against each pattern
+def _matches(pattern, text):
     try:
         parts = _language(pattern)
         states = _begin(parts)
