@@ -1,5 +1,5 @@
-"""The write-up's *Description drift* section, from ``sql/study/drift.sql``,
-``drift_largest.sql`` and ``drift_flags.sql``.
+"""The write-up's *Description drift* section, from ``sql/drift_by_server.sql``,
+``drift_largest.sql`` and ``drift_flags.sql`` over the counted steps.
 
 Like the rest of the page, it only lays out what the queries returned:
 per server, how much its prose moved release to release and how far in
@@ -13,6 +13,18 @@ from mcpdelta.survey import cells
 
 # rows of the per-server table; the rest are counted in the "all" row
 TOP = 25
+
+
+def drift_rows(con) -> dict:
+    """The section's rows from ``con``, a study's lake narrowed to its
+    counted steps (``writeup.counted_only``): the general drift queries, over
+    the views they read."""
+    from mcpdelta.survey.report import SQL, query
+
+    for view in ("description_drift", "drift_scored"):
+        con.execute(f"CREATE OR REPLACE VIEW {view} AS\n" + (SQL / f"{view}.sql").read_text())
+    return {"drift": query(con, "drift_by_server"), "drift_largest": query(con, "drift_largest"),
+            "drift_flags": query(con, "drift_flags")}
 
 
 def drift(rows) -> str:
@@ -29,7 +41,7 @@ def drift(rows) -> str:
              f"static-embedding vectors; it calls the meaning moved from {THRESHOLD}), and its "
              "security rules on what the new text adds. Its notes are advisory: no severity "
              "depends on them. A *rewrite* has text on both sides (a description added or "
-             "removed is not one). `drift.sql`, `drift_largest.sql`, `drift_flags.sql`; "
+             "removed is not one). `drift_by_server.sql`, `drift_largest.sql`, `drift_flags.sql`; "
              "`mcpdelta drift --lake LAKE` is the same reading as a report.", ""]
     if not servers or total is None:
         lines.append("No counted release step changed any prose.")
@@ -51,7 +63,7 @@ def drift(rows) -> str:
                      f"{cells.n(r['rewrites'])} | {_num(r['median_distance'])} | {cells.n(r['moved'])} | "
                      f"{_num(r['largest_distance'])} | {cells.n(r['security_flags'])} |")
     if len(servers) > TOP:
-        lines.append(f"\nThe {len(servers) - TOP} other servers, with fewer rewrites, are in `drift.sql`'s "
+        lines.append(f"\nThe {len(servers) - TOP} other servers, with fewer prose changes, are in `drift_by_server.sql`'s "
                      "rows and in the \"all\" row.")
     lines += ["", "### The largest shifts", ""]
     if rows["drift_largest"]:

@@ -15,12 +15,11 @@ import re
 from mcpdelta.files import write_file
 from mcpdelta.survey import cells
 from mcpdelta.survey.behaviour_section import behaviour
-from mcpdelta.survey.drift_section import drift
+from mcpdelta.survey.drift_section import drift, drift_rows
 from mcpdelta.survey.report import ALL_PLOTS, PLOTS, gather, query, render, save_png
 
 # queries that later queries read as views, created in this order
-VIEWS = ("study/failures", "study/step_changes", "study/step_breaks", "study/to_latest",
-         "study/drift_scored")
+VIEWS = ("study/failures", "study/step_changes", "study/step_breaks", "study/to_latest")
 PUBLISHED = "the published 66-pair backtest"
 DEFAULT_TITLE = "the surveyed MCP servers"
 
@@ -80,7 +79,7 @@ def gather_study(steps, latest, population=None, sdk_check=None, recount=None) -
         "rules", "honesty", "break_examples", "backtest", "notes", "run", "largest_steps",
         "witness_gaps", "schema_habits", "behaviour", "break_share", "scale", "population", "exclusions",
         "funnel", "sdk_check", "sdk_check_summary", "crawl_time", "install_retries", "recipes", "recount",
-        "recount_tools", "drift", "drift_largest", "drift_flags")}
+        "recount_tools")}
     for name in ("to_latest", "to_latest_summary"):
         rows[name] = query(latest, f"study/{name}")
     return {name: [_literal_ids(r) for r in table] for name, table in rows.items()}
@@ -106,6 +105,7 @@ def write(steps, latest, out, servers_file, *, population=None, sdk_check=None, 
     out.mkdir(parents=True, exist_ok=True)
     rows = gather_study(steps, latest, population, sdk_check, recount)
     facts = gather(counted_only(steps), ALL_PLOTS)
+    rows.update({name: [_literal_ids(r) for r in table] for name, table in drift_rows(steps).items()})
     figures = []
     for name in ALL_PLOTS:
         save_png(render(name, facts), out / f"{name}.png")

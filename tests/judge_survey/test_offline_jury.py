@@ -84,8 +84,8 @@ def test_drift_by_server_counts_moves_and_flags_per_server(lake):
 
     judge_stage(lake, Config(), *ids())
     con = lake.connect(*ids())
-    con.execute("CREATE OR REPLACE TEMP VIEW description_drift AS\n"
-                + (SQL_DIR / "description_drift.sql").read_text())
+    for view in ("description_drift", "drift_scored"):
+        con.execute(f"CREATE OR REPLACE TEMP VIEW {view} AS\n" + (SQL_DIR / f"{view}.sql").read_text())
     cursor = con.execute((SQL_DIR / "drift_by_server.sql").read_text())
     columns = [d[0] for d in cursor.description]
     rows = {r[0]: dict(zip(columns, r)) for r in cursor.fetchall()}
@@ -96,4 +96,5 @@ def test_drift_by_server_counts_moves_and_flags_per_server(lake):
         {"steps": 2, "prose_changes": 3, "rewrites": 3, "judged": 3, "security_flags": 1}
     # wiki: "Read a page" -> "Read a page.": the normal form is the same text
     assert (wiki["prose_changes"], wiki["moved"], wiki["median_distance"], wiki["security_flags"]) == (1, 0, 0.0, 0)
-    assert list(rows) == ["shop", "wiki"]   # the most prose changes first
+    assert list(rows) == ["shop", "wiki", None]   # the most prose changes first, then all
+    assert (rows[None]["steps"], rows[None]["prose_changes"], rows[None]["security_flags"]) == (3, 4, 1)

@@ -1,14 +1,14 @@
-"""The study's *Description drift* section (``sql/study/drift*.sql`` and
-``mcpdelta/survey/drift_section.py``) on the judge tests' small lake, scored
-by the offline judge: the four prose changes of ``PROSE``, one of them an
-injected instruction."""
+"""The study's *Description drift* section (``sql/drift_scored.sql``,
+``drift_by_server.sql``, ``drift_largest.sql``, ``drift_flags.sql`` and
+``mcpdelta/survey/drift_section.py``) on the judge tests' small lake, its
+counted steps scored by the offline judge: the four prose changes of
+``PROSE``, one of them an injected instruction."""
 
 import pytest
 
 from mcpdelta.config import Config
-from mcpdelta.survey.drift_section import drift
-from mcpdelta.survey.report import query
-from mcpdelta.survey.writeup import study_connection
+from mcpdelta.survey.drift_section import drift, drift_rows
+from mcpdelta.survey.writeup import counted_only
 from tests.judge_survey.conftest import PROSE, ids
 
 pytest.importorskip("wordllama", reason="the jury extra is not installed")
@@ -20,8 +20,7 @@ def without_offline_member():
 
 
 def _rows(lake):
-    con = study_connection(lake.connect(*ids()))
-    return {name: query(con, f"study/{name}") for name in ("drift", "drift_largest", "drift_flags")}
+    return drift_rows(counted_only(lake.connect(*ids())))
 
 
 def test_drift_counts_each_servers_prose_and_its_flags(lake):

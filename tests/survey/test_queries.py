@@ -29,6 +29,7 @@ def test_every_query_file_is_tested():
               "pairs_consecutive", "pairs_all",
               "drift_notes",  # tested in tests/judge_survey/test_drift.py
               "drift_by_server",  # tested in tests/judge_survey/test_offline_jury.py
+              "drift_scored", "drift_largest", "drift_flags",  # tests/judge_survey/test_study_drift.py
               "breaking_by_release",
               # tested in tests/survey/test_study.py and test_attempts.py
               "ledger", "releases", "release_steps", "pairs_latest",

@@ -1,8 +1,0 @@
--- Every prose change of a counted release step the offline judge's security
--- rules flagged (the view `drift_scored`), with its evidence: the rule's
--- summary names what matched (an instruction to the model, an invisible
--- character, another tool, a secret or a file, an address to send to).
-SELECT server_id, old_version, new_version, entity, rule, path, summary, old_text, new_text
-FROM drift_scored
-WHERE flagged
-ORDER BY server_id, position, path
