@@ -58,7 +58,7 @@ def tidy(node, notation):
         # draft-07's array form is 2020-12's dependentRequired
         notation.add("dependencies")
         node["dependentRequired"] = node.pop("dependencies")
-    if _integers(node.get("type")):
+    if _integers(node.get("type")) or _whole_steps(node):
         _integer_bounds(node, notation)
     if "anyOf" in node or "allOf" in node:
         _redundant_branches(node)
@@ -396,6 +396,15 @@ def _integers(kind) -> bool:
     """Does a ``type`` admit integers and nothing else (but null)?"""
     names = type_names(kind)
     return bool(names) and "integer" in names and set(names) <= {"integer", "null"}
+
+
+def _whole_steps(node) -> bool:
+    """A number held to a whole ``multipleOf`` is an integer (draft 6 on):
+    ``{type: number, multipleOf: 1}`` is zod's and some generators' integer."""
+    names = type_names(node.get("type"))
+    step = node.get("multipleOf")
+    return bool(names) and "number" in names and set(names) <= {"number", "integer", "null"} \
+        and finite_number(step) and step > 0 and step == int(step)
 
 
 SAFE_INTEGER = 2 ** 53 - 1
