@@ -32,7 +32,8 @@ from pathlib import Path
 
 from mcpdelta.errors import InputError
 
-SECOND_CLIENT = ("mcpdelta-survey-second-pass", "0.0.2")
+# the client the second pass captures as (the study's and the population crawl's)
+SECOND_PASS = {"name": "mcpdelta-survey-second-pass", "version": "0.0.2"}
 # every key a recipe names is a dummy; no browser download at install
 CRAWL_ENV = {"MCPDELTA_DUMMY_TOKEN": "mcpdelta-dummy-not-a-secret", "PUPPETEER_SKIP_DOWNLOAD": "1",
              "PUPPETEER_SKIP_CHROMIUM_DOWNLOAD": "1", "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD": "1"}
@@ -104,7 +105,7 @@ class Runner:
         if self.sdk_check:          # its failure is its own row, never the crawl's
             self._run([sys.executable, str(self.sdk_check), self.servers_file, str(self.out / "a"),
                        str(self.out / "sdk-check.tsv"), "--cache", str(self.out / "cache"), "--only", server_id])
-        self._crawl(server_id, "b", "--offline", "--client-name", SECOND_CLIENT[0],
-                    "--client-version", SECOND_CLIENT[1], "--release-installs")
+        self._crawl(server_id, "b", "--offline", "--client-name", SECOND_PASS["name"],
+                    "--client-version", SECOND_PASS["version"], "--release-installs")
         (self.out / "done").mkdir(parents=True, exist_ok=True)
         (self.out / "done" / server_id).touch()

@@ -25,8 +25,7 @@ import uuid
 
 from mcpdelta import progress
 from mcpdelta.errors import InputError
-
-SECOND_PASS = {"name": "mcpdelta-survey-second-pass", "version": "0.0.2"}
+from mcpdelta.survey.passes import SECOND_PASS
 
 
 def capture_passes(servers_file, work, cache=None, offline=False, allow_destructive_probes=False) -> list:

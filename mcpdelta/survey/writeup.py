@@ -370,7 +370,7 @@ def _method(rows, total, page) -> str:
 
 
 def _second_pass() -> str:
-    from mcpdelta.survey.study import SECOND_PASS
+    from mcpdelta.survey.passes import SECOND_PASS
 
     return f"{SECOND_PASS['name']}/{SECOND_PASS['version']}"
 
