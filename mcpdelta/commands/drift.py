@@ -20,6 +20,7 @@ import datetime as dt
 import json
 import sys
 
+from mcpdelta.commands import options
 from mcpdelta.report.safe import html_text, json_text, md_text, no_command_lines, visible
 from mcpdelta.resources import SQL_DIR as SQL
 
@@ -28,7 +29,7 @@ HELP = "report which servers' descriptions and other prose moved, with the judge
 
 
 def add_arguments(parser):
-    parser.add_argument("--lake", metavar="LAKE", default="lake", help="lake folder, file:// URI or s3://BUCKET/PREFIX (default: ./lake)")
+    options.add_lake(parser)
     parser.add_argument("--since", metavar="DATE",
                         help="only changes whose newer release was captured on or after DATE (ISO date)")
     parser.add_argument("--format", choices=("text", "markdown", "json", "html"), default="text")

@@ -1,10 +1,12 @@
 """``mcpdelta ingest DIR --lake LAKE``: snapshots on disk into the lake;
 exit 1 when a capture could not be stored (an error row)."""
 
+from mcpdelta.commands import options
+
 
 def add_arguments(parser):
     parser.add_argument("folder", metavar="DIR", help="DIR/<server-id>/<version>.json")
-    parser.add_argument("--lake", metavar="LAKE", default="lake", help="lake folder, file:// URI or s3://BUCKET/PREFIX (default: ./lake)")
+    options.add_lake(parser)
     parser.add_argument("--wait", action="store_true",
                         help="if another mcpdelta is writing the lake, wait for it (default: fail at once)")
 

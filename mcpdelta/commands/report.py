@@ -9,11 +9,13 @@ policy) found.
 
 import sys
 
+from mcpdelta.commands import options
+
 HELP = "write the survey report with every plot (single-file HTML) or each plot as a PNG"
 
 
 def add_arguments(parser):
-    parser.add_argument("--lake", metavar="LAKE", default="lake", help="lake folder, file:// URI or s3://BUCKET/PREFIX (default: ./lake)")
+    options.add_lake(parser)
     parser.add_argument("--out", metavar="DIR",
                         help="output folder (default: next to the lake, <lake>-report)")
     parser.add_argument("--format", choices=("html", "png"), default="html",

@@ -9,12 +9,13 @@ Nothing is diffed: the site shows what the lake's last survey found.
 import sys
 import time
 
+from mcpdelta.commands import options
+
 HELP = "write the survey as a static site (servers, rules, figures; --data: the dataset as Parquet)"
 
 
 def add_arguments(parser):
-    parser.add_argument("--lake", metavar="LAKE", default="lake",
-                        help="lake folder, file:// URI or s3://BUCKET/PREFIX (default: ./lake)")
+    options.add_lake(parser)
     parser.add_argument("--out", metavar="DIR", required=True, help="the site's folder")
     parser.add_argument("--servers", metavar="FILE",
                         help="the servers file the lake was crawled from: each server's registry and package")

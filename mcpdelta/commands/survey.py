@@ -6,14 +6,14 @@ With no arguments it surveys the embedded demo servers (``data/``) into
 
 import sys
 
+from mcpdelta.commands import options
 from mcpdelta.survey import PAIR_MODES
 
 
 def add_arguments(parser):
     parser.add_argument("--servers", metavar="FILE",
                         help="servers.yaml or registry server.json (default: the embedded demo servers)")
-    parser.add_argument("--lake", metavar="LAKE", default="lake",
-                        help="lake folder, file:// URI or s3://BUCKET/PREFIX (default: ./lake)")
+    options.add_lake(parser)
     parser.add_argument("--no-crawl", action="store_true", help="survey the lake as it is")
     parser.add_argument("--pairs", choices=PAIR_MODES, default="consecutive")
     parser.add_argument("--since", metavar="DATE", help="only pairs whose newer capture is this recent (ISO date)")
