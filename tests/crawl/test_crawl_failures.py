@@ -47,10 +47,7 @@ def npm(monkeypatch, tmp_path):
     reg.add("mcpdelta-fx-unreachable", "1.0.0", "2025-01-01T00:00:00.000Z",
             dependencies={"mcpdelta-fx-gone": GONE_TGZ}, server=True)
     reg.add("mcpdelta-fx-flaky", "1.0.0", "2025-01-01T00:00:00.000Z", server=True)
-    reg.start()
-    monkeypatch.setenv("npm_config_registry", reg.url)
-    monkeypatch.setenv("npm_config_update_notifier", "false")
-    monkeypatch.setenv("npm_config_userconfig", str(tmp_path / "npmrc"))
+    reg.serve(monkeypatch, tmp_path)
     yield reg
     reg.stop()
 

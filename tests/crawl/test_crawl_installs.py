@@ -301,10 +301,7 @@ def npm_registry(monkeypatch, tmp_path):
             dependencies={"mcpdelta-fx-npmdep": "^2.0.0"}, server=True)
     reg.add("mcpdelta-fx-npmdep", "1.0.0", "2024-12-01T00:00:00.000Z")
     reg.add("mcpdelta-fx-npmdep", "2.0.0", "2025-01-03T00:00:00.000Z")  # two days after the release
-    reg.start()
-    monkeypatch.setenv("npm_config_registry", reg.url)
-    monkeypatch.setenv("npm_config_update_notifier", "false")
-    monkeypatch.setenv("npm_config_userconfig", str(tmp_path / "npmrc"))
+    reg.serve(monkeypatch, tmp_path)
     yield reg
     reg.stop()
 

@@ -178,12 +178,9 @@ def test_npm_gets_the_package_after_double_dash(tmp_path, monkeypatch):
     log = tmp_path / "argv.jsonl"
     _recording(tmp_path / "bin", "npm", npm, log)
     monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}")
-    monkeypatch.setenv("npm_config_update_notifier", "false")
-    monkeypatch.setenv("npm_config_userconfig", str(tmp_path / "npmrc"))
     reg = LocalNpm()
     reg.add("@mcpdelta-fx/named", "1.0.0", "2025-01-01T00:00:00.000Z", server=True)
-    reg.start()
-    monkeypatch.setenv("npm_config_registry", reg.url)
+    reg.serve(monkeypatch, tmp_path)
     try:
         path = _servers(tmp_path, "{registry: npm, name: '@mcpdelta-fx/named', versions: ['1.0.0']}")
         targets, _ = load(path)

@@ -61,6 +61,14 @@ class LocalNpm(LoopbackRegistry):
         self.blobs: dict[str, bytes] = {}
         self._server = None
 
+    def serve(self, monkeypatch, tmp_path) -> None:
+        """Start, and point npm at this registry alone (no update check, no
+        user config of the machine's)."""
+        self.start()
+        monkeypatch.setenv("npm_config_registry", self.url)
+        monkeypatch.setenv("npm_config_update_notifier", "false")
+        monkeypatch.setenv("npm_config_userconfig", str(tmp_path / "npmrc"))
+
     def add(self, name, version, published, dependencies=None, server=False, bin_file="server.js",
             scripts=None, files=None, bins=None) -> None:
         """``bin_file`` other than server.js names a file the package lacks;
