@@ -18,7 +18,7 @@ a version as semver (``1.2.3-beta.1+build``, an optional ``v``). Neither
 registry's name may start with ``-`` here: no published one does on PyPI,
 and on an installer's command line it reads as an option. Selectors
 (``latest``, ``last N``, ranges) pick among published versions in mcpdelta
-itself and are checked by ``packages.check_selector``.
+itself and are checked here too (``check_selector``, ``is_selector``).
 
 The installers get ``--`` before their positional arguments and the
 registries' URLs are built with quoting as well: the checks here are the
@@ -69,3 +69,24 @@ def version_problem(registry: str, version) -> str | None:
     if registry == "pypi":
         return None if _PEP440.fullmatch(version) else f"{version!r} is not a PEP 440 version"
     return None if _SEMVER.fullmatch(version) else f"{version!r} is not a semver version (npm's)"
+
+
+# a selector's clause: ">=1.2", "<2", "==0.6.1"
+CLAUSE = re.compile(r"^(>=|<=|==|!=|>|<|=)?\s*v?([0-9][0-9A-Za-z.+-]*)$")
+
+
+def check_selector(selector: str) -> str | None:
+    """Why ``selector`` ("latest", "last N", a range) cannot be read, or None."""
+    s = selector.strip()
+    if s in ("latest", "all") or re.fullmatch(r"last\s+[1-9][0-9]*", s):
+        return None
+    for clause in filter(None, re.split(r"[,\s]+(?=[<>=!v0-9])", s)):
+        if not CLAUSE.match(clause.strip()):
+            return f"cannot read {selector!r} (a list, 'latest', 'last N' or a range like '>=0.6')"
+    return None
+
+
+def is_selector(entry: str) -> bool:
+    """A list entry that picks versions ("latest", "last N", "> 1.2") rather than naming one."""
+    s = entry.strip()
+    return s in ("latest", "all") or bool(re.fullmatch(r"last\s+[0-9]+", s)) or (s[:1] != "" and s[:1] in "<>=!")

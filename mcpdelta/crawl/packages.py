@@ -61,7 +61,7 @@ from pathlib import Path
 
 from .errors import CrawlError, short
 from .lookups import Lookups
-from .package_names import name_problem, version_problem
+from .package_names import CLAUSE, is_selector, name_problem, version_problem
 from .servers import safe_name
 from .pypi import install_pypi
 from .toolchain import (choose_executable, dated_late, empty_folder, find_uv, node_package, node_version, npm_reason,
@@ -69,7 +69,6 @@ from .toolchain import (choose_executable, dated_late, empty_folder, find_uv, no
 
 PRUNE_EVERY_S = 60.0  # the download caches are measured (and pruned) at most this often, by any crawl
 NPM_DOCUMENTS_FRESH_S = 24 * 3600  # npm documents read without asking the registry: at most this old
-_CLAUSE = re.compile(r"^(>=|<=|==|!=|>|<|=)?\s*v?([0-9][0-9A-Za-z.+-]*)$")
 
 
 def default_cache() -> Path:
@@ -88,22 +87,6 @@ def version_key(version: str) -> tuple:
 
 def is_prerelease(version: str) -> bool:
     return bool(re.search(r"[-a-zA-Z]", version.split("+")[0]))
-
-
-def check_selector(selector: str) -> str | None:
-    s = selector.strip()
-    if s in ("latest", "all") or re.fullmatch(r"last\s+[1-9][0-9]*", s):
-        return None
-    for clause in filter(None, re.split(r"[,\s]+(?=[<>=!v0-9])", s)):
-        if not _CLAUSE.match(clause.strip()):
-            return f"cannot read {selector!r} (a list, 'latest', 'last N' or a range like '>=0.6')"
-    return None
-
-
-def is_selector(entry: str) -> bool:
-    """A list entry that picks versions ("latest", "last N", "> 1.2") rather than naming one."""
-    s = entry.strip()
-    return s in ("latest", "all") or bool(re.fullmatch(r"last\s+[0-9]+", s)) or (s[:1] != "" and s[:1] in "<>=!")
 
 
 def select(available: list[str], selector) -> list[str]:
@@ -143,7 +126,7 @@ def _select(available: list[str], s: str, stable_only: bool = True) -> list[str]
         return stable[-int(m.group(1)):]
     out = stable
     for clause in filter(None, re.split(r"[,\s]+(?=[<>=!v0-9])", s)):
-        op, ver = _CLAUSE.match(clause.strip()).groups()
+        op, ver = CLAUSE.match(clause.strip()).groups()
         ref = version_key(ver)[0]
         test = {">=": lambda k: k >= ref, "<=": lambda k: k <= ref, ">": lambda k: k > ref,
                 "<": lambda k: k < ref, "!=": lambda k: k != ref}.get(op or "==", lambda k: k == ref)

@@ -24,10 +24,14 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from pathlib import Path
 
 FIXTURE_FILES = 1000           # files of one fixture folder hashed, at most
 FIXTURE_BYTES = 64 * 1024 * 1024
+
+# a ${NAME} in a servers file: the environment variable NAME, expanded at start
+VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
 def describe(*, command=None, args=(), env=None, cwd=None, url=None, headers=None, package=None,
@@ -37,8 +41,6 @@ def describe(*, command=None, args=(), env=None, cwd=None, url=None, headers=Non
     written in the entry; ``package`` a ``PackageSpec`` or None; ``base``
     the servers file's folder. Of ``headers``, like ``env``, only the names
     are kept."""
-    from .servers import VAR
-
     env = {str(k): "" if v is None else str(v) for k, v in (env or {}).items()}
     args = [str(a) for a in args]
     base = base.resolve()

@@ -42,10 +42,12 @@ from mcpdelta.names import path_in
 from .errors import CrawlError, cause, cause_lines, install_retryable, short
 from .http import StreamableHttpTransport
 from .model import ClientIdentity, CaptureRecord, Limits, PackageSpec, Target
-from .packages import PackageCache, default_cache, is_selector, runtime_env, select_noted
+from .package_names import is_selector
+from .packages import PackageCache, default_cache, runtime_env, select_noted
 from .probes import ProbePolicy
 from .redact import redact, use_secrets
-from .servers import VAR, MissingVariable, expand, safe_name
+from .recipe import VAR
+from .servers import MissingVariable, expand, safe_name
 from .session import DiscoverBroke, capture
 from .sse import LegacySseTransport
 from .stdio import StdioTransport

@@ -57,14 +57,11 @@ from mcpdelta.inputs import load_json, load_yaml, read_text
 from mcpdelta.names import spelled as safe_name
 
 from .model import Limits, PackageSpec, Target
-from .package_names import name_problem, version_problem
+from .package_names import check_selector, is_selector, name_problem, version_problem
 from .probes import parse_probes
-from .recipe import describe
+from .recipe import VAR, describe
 
 TRANSPORTS = ("stdio", "streamable-http", "sse")
-VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
-
-
 class MissingVariable(Exception):
     def __init__(self, name: str):
         super().__init__(f"environment variable {name} is not set")
@@ -233,7 +230,6 @@ def _package(package, where: str) -> PackageSpec:
         raise InputError(where, problem)
     versions = package.get("versions", "latest")
     if isinstance(versions, list):
-        from .packages import check_selector, is_selector
 
         versions = _strings(versions, "package.versions", where)
         if not versions:
@@ -245,7 +241,6 @@ def _package(package, where: str) -> PackageSpec:
     elif not isinstance(versions, str):
         raise InputError(where, "package.versions: a list, 'last N', 'latest' or a range like '>=0.6'")
     else:
-        from .packages import check_selector
 
         problem = check_selector(versions)
         if problem:
@@ -308,7 +303,6 @@ def _registry_args(items) -> list[str]:
 
 
 def _from_registry(server: dict, where: str) -> list[Target]:
-    from .packages import is_selector
 
     name = server.get("name")
     if not isinstance(name, str) or not name:

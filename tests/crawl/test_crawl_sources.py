@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from mcpdelta.cli import main
-from mcpdelta.crawl.packages import PackageCache, check_selector, select
+from mcpdelta.crawl.package_names import check_selector
+from mcpdelta.crawl.packages import PackageCache, select
 from mcpdelta.crawl.servers import load
 
 from .conftest import FAULT_STDIO, fast_limits, run_crawl
