@@ -59,7 +59,7 @@ class Change:
 
     __slots__ = ("rule", "default_severity", "severity", "entity", "path", "old", "new",
                  "message", "suppressed", "suppressed_reason", "advisory",
-                 "witness", "witness_note", "probe")
+                 "witness", "witness_note", "probe", "schema_path")
 
     def __init__(self, rule_id, entity, path, old, new, severity=None, where="", detail=""):
         rule = RULES[rule_id]
@@ -88,6 +88,10 @@ class Change:
         # (value,): a value at the change's place that one side accepts and the
         # other rejects, found by the engine; where a witness search starts
         self.probe = None
+        # a schema change's place in the engine's normal forms (their union
+        # branches sorted), where a witness is sought; ``path`` is the
+        # document's pointer
+        self.schema_path = path
 
     @property
     def note(self) -> str:

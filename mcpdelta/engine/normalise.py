@@ -302,3 +302,58 @@ def _merge(inlined, siblings):
     if rest:
         return {"allOf": sorted([merged, rest], key=canonical)}
     return merged
+
+
+def in_document(raw, normal, rel, memo):
+    """``rel``, a place in ``normal`` (``raw``'s normal form), with each
+    ``allOf`` / ``anyOf`` / ``oneOf`` branch numbered as ``raw`` numbers it:
+    the normal form sorts branches, and a user reads the pointer in the
+    schema the server sent. A branch is found by its normal form in ``raw``
+    (a tagged union's branch by its tag, since its normal form holds it).
+    Where the two trees part (a branch folded away, a reference merged with
+    siblings), the rest of ``rel`` stays as it is. ``memo`` (a dict kept for
+    one schema) holds each raw branch's normal form."""
+    from mcpdelta.engine.notation import UNORDERED_LISTS
+
+    root = memo.setdefault("#", raw)
+    out = list(rel)
+    hops = 0
+    i = 0
+    while i < len(rel):
+        part = rel[i]
+        if isinstance(raw, list) and isinstance(normal, list) and isinstance(part, int):
+            raw, normal = (raw[part], normal[part]) if part < min(len(raw), len(normal)) else (None, None)
+            i += 1
+            continue
+        if not (isinstance(raw, dict) and isinstance(normal, dict)):
+            break
+        ref = raw.get("$ref")
+        if part not in raw and isinstance(ref, str) and ref.startswith("#") and hops < MAX_INLINE_DEPTH:
+            raw = root if ref == "#" else _pointer_target(root, ref)
+            hops += 1
+            continue
+        raw_next, normal_next = raw.get(part), normal.get(part)
+        if part in UNORDERED_LISTS and i + 1 < len(rel) and isinstance(raw_next, list) \
+                and isinstance(normal_next, list) and isinstance(rel[i + 1], int) \
+                and 0 <= rel[i + 1] < len(normal_next):
+            wanted = normal_next[rel[i + 1]]
+            at = next((j for j, branch in enumerate(raw_next)
+                       if same(_branch_normal(branch, memo), wanted)), None)
+            if at is None:
+                break
+            out[i + 1] = at
+            raw, normal = raw_next[at], wanted
+            i += 2
+            continue
+        raw, normal = raw_next, normal_next
+        i += 1
+    return tuple(out)
+
+
+def _branch_normal(branch, memo):
+    """A raw branch's normal form, in the context of its root (``memo["#"]``)."""
+    key = id(branch)
+    if key not in memo:
+        walker = _Normaliser(memo["#"], set())
+        memo[key] = (branch, walker.node(branch, 1))  # holding the branch keeps its id unique
+    return memo[key][1]

@@ -9,20 +9,20 @@ caught by the completeness net (``net.py``) and reported as
 """
 
 from mcpdelta.engine import values
-from mcpdelta.engine.change import Change, parts_below, pointer
+from mcpdelta.engine.change import Change, pointer
 from mcpdelta.engine.equality import canonical, same
 from mcpdelta.engine.handlers import HANDLED, HANDLERS, partners
 from mcpdelta.engine.keywords import ACTS_ON, ANNOTATING, ANNOTATIONS, keyword_at
 from mcpdelta.engine.meaning import of_types, takes, type_set
 from mcpdelta.engine.net import MISSING, differences
-from mcpdelta.engine.normalise import marker_target, normalise_schema
+from mcpdelta.engine.normalise import in_document, marker_target, normalise_schema
 
 
 def diff_schema(side: str, entity: str, base: str, old, new) -> list:
     """Every change between two schemas of one tool (``side``: input/output)."""
     old_n, old_notation = normalise_schema(old)
     new_n, new_notation = normalise_schema(new)
-    walk = _Walk(side, entity, base, old_n, new_n)
+    walk = _Walk(side, entity, base, old_n, new_n, new)
     old_dialect, new_dialect = _dialect(old_notation), _dialect(new_notation)
     if old_dialect != new_dialect:
         # the declared dialect moved; any other respelling (a $ref inlined,
@@ -83,7 +83,7 @@ MAX_EXPANSION_DEPTH = 48
 
 
 class _Walk:
-    def __init__(self, side, entity, base, old_root=None, new_root=None):
+    def __init__(self, side, entity, base, old_root=None, new_root=None, new_raw=None):
         self.prefix = f"tool.{side}."
         self.entity = entity
         self.base = base
@@ -97,19 +97,35 @@ class _Walk:
         self.compared = set()  # marker pairs compared already
         self.kept = []
         self.dirty = _dirty_markers(old_root, new_root) if old_root is not new_root else ()
+        self.new_raw = new_raw  # the new schema as sent: pointers number its branches
+        self.branches = {}  # raw branch -> its normal form (normalise.in_document)
+
+    def at(self, rel):
+        """(pointer, label) of a place, with union branches numbered as the
+        new schema numbers them (a place inside a branch gets its index on
+        the new side, where the engine paired it)."""
+        if self.new_raw is not None and any(type(p) is int for p in rel):
+            rel = in_document(self.new_raw, self.roots[1], rel, self.branches)
+        return self.base + pointer(*rel), label(rel)
+
+    def _made(self, suffix, rel, old, new, detail, where=None, severity=None):
+        """A change at ``rel``; ``schema_path`` keeps the engine's own
+        pointer (into the normal forms), where witnesses are sought."""
+        path, named = self.at(rel)
+        change = Change(self.prefix + suffix, self.entity, path, old, new, severity=severity,
+                        where=named if where is None else where, detail=detail)
+        change.schema_path = self.base + pointer(*rel)
+        return change
 
     def emit(self, suffix, rel, old, new, detail="", severity=None, claim=True, holder=False):
         """One change at ``rel``; ``holder``: the message names the schema
         holding the keyword at ``rel`` (the object ``additionalProperties``
         closes), not the values under it."""
-        where = label(rel[:-1] + ("",)) if holder else label(rel)
+        where = self.at(rel[:-1] + ("",))[1] if holder else self.at(rel)[1]
         if where == "the root":
             where = "the arguments object" if self.prefix == "tool.input." else "the result object"
-        self.changes.append(Change(
-            self.prefix + suffix, self.entity, self.base + pointer(*rel),
-            None if old is MISSING else old, None if new is MISSING else new,
-            severity=severity, where=where, detail=detail,
-        ))
+        self.changes.append(self._made(suffix, rel, None if old is MISSING else old,
+                                       None if new is MISSING else new, detail, where, severity))
         if claim:
             self.claims.append(rel)
 
@@ -180,8 +196,8 @@ class _Walk:
         if verdict is None:
             return
         places = {self.base + pointer(*(rel + (k,))) for k in values.KEYWORDS}
-        mine = [c for c in self.changes[first:] if c.path in places]
-        others = [c for c in self.changes[first:] if c.path not in places]
+        mine = [c for c in self.changes[first:] if c.schema_path in places]
+        others = [c for c in self.changes[first:] if c.schema_path not in places]
         keep = []
         for change in mine:
             kind = _DIRECTION.get(change.rule[len(self.prefix):])
@@ -193,7 +209,7 @@ class _Walk:
                 if verdict == "both":
                     keep.append(change)
                 else:
-                    keep.append(self._respelled(change, verdict))
+                    keep.append(self._respelled(change, verdict, rel))
             elif (kind == "narrower" and lost is not None) or (kind == "wider" and gained is not None):
                 keep.append(change)
         shown = {_DIRECTION.get(c.rule[len(self.prefix):]) for c in keep}
@@ -218,19 +234,18 @@ class _Walk:
         if suffix.startswith("enum."):
             detail = canonical(new.get("enum", new.get("const")) if suffix == "enum.widened"
                                else old.get("enum", old.get("const")))
-        return Change(self.prefix + suffix, self.entity, self.base + pointer(*rel), old, new,
-                      where=label(rel), detail=detail)
+        return self._made(suffix, rel, old, new, detail)
 
-    def _respelled(self, change, verdict):
-        """A "changed" claim where the sets moved one way only, named so."""
+    def _respelled(self, change, verdict, rel):
+        """A "changed" claim at a keyword of ``rel`` where the sets moved one
+        way only, named so."""
         suffix = change.rule[len(self.prefix):]
         family = suffix.split(".")[0]
         name = {("type", "wider"): "type.widened", ("type", "narrower"): "type.narrowed",
                 ("constraint", "wider"): "constraint.loosened",
                 ("constraint", "narrower"): "constraint.tightened"}[(family, verdict)]
-        rel = parts_below(change.path, self.base)
-        return Change(self.prefix + name, self.entity, change.path, change.old, change.new,
-                      where=label(rel), detail=rel[-1] if rel else "")
+        keyword = change.schema_path.rsplit("/", 1)[1]
+        return self._made(name, rel + (keyword,), change.old, change.new, keyword)
 
     def equivalent(self, old, new) -> bool:
         """``equivalent`` within this diff's bound on such checks."""

@@ -242,7 +242,7 @@ def witness_for(change, old_manifest, new_manifest, renames=None, max_candidates
     old_tool, new_tool = old_tools.get(old_name), new_tools.get(entity)
     if old_tool is None or new_tool is None:
         return None, f"no witness: tool {entity} is missing from one of the manifests"
-    rel = relative_parts(change.path, pointer("tools", entity, key))
+    rel = relative_parts(change.schema_path, pointer("tools", entity, key))
     if rel is None:
         return None, f"no witness: path {change.path} is not inside the {key} of tool {entity}"
     old_raw, new_raw = old_tool.get(key), new_tool.get(key)
@@ -463,13 +463,24 @@ def _work(change, rule, side, suffix, rule_rel, old_raw, new_raw, max_candidates
     quick = copy.deepcopy(quick)
     phases = [quick] if quick else []
     phases.append(None)  # the fuller bases, built only if the quick ones witness nothing
+    if loc.branched:
+        phases.append("branch")  # then bases inside the change's own union branch
     shrink_it = suffix not in construct.PROPERTY_RULES  # a property witness on a quick base is minimal
-    for base_list in phases:
-        if base_list is None:
+    base_list = None
+    for phase in phases:
+        if phase is None or phase == "branch":
             shrink_it = True
             if found is not None or loose is not None or ignored is not None:
                 break
-            base_list = construct.bases(a_n, r_n, _safe(a_judge), _safe(r_judge), a_judge.top_errors)
+            if phase is None:
+                base_list = construct.bases(a_n, r_n, _safe(a_judge), _safe(r_judge), a_judge.top_errors)
+            else:
+                inside = construct.branch_bases(loc, quick + base_list, _safe(a_judge))
+                if not inside:
+                    break  # the search starts from the fuller bases
+                base_list = inside
+        else:
+            base_list = phase
         after_loose = tried + LOOSE_TAIL
         seen, left = set(), max_constructive
         for base in base_list:
@@ -485,6 +496,13 @@ def _work(change, rule, side, suffix, rule_rel, old_raw, new_raw, max_candidates
                 if grade == 2:
                     found = candidate
                     break
+                if grade == 1:
+                    # refused also for an old required property it lacks: filled in, it may show
+                    # its own change alone
+                    mended = construct.filled_at(candidate, loc, r_judge.top_errors)
+                    if mended is not None and tier(mended) == 2:
+                        found = mended
+                        break
                 if grade == 1 and loose is None:
                     loose = candidate
                     after_loose = tried + LOOSE_TAIL

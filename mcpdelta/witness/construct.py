@@ -56,6 +56,7 @@ class Location:
         self.attribution = ()   # schema path prefix a rejection must come from
         self.attributions = ()  # the prefixes accepted (a property rule names its keyword)
         self.root = None        # the accepting root schema
+        self.branched = []      # hops (by index, -1: the root) whose schema is a union's branch
 
 
 def _sub(node, key, default=None):
@@ -77,6 +78,7 @@ def _through_branch(loc, holder, part, branch) -> None:
     if part == "allOf" or not isinstance(holder, dict):
         return
     shaped = {"allOf": [{k: v for k, v in holder.items() if k != part}, branch]}
+    loc.branched.append(len(loc.a_schemas) - 1)
     if loc.a_schemas:
         loc.a_schemas[-1] = shaped
     else:
@@ -596,11 +598,54 @@ def _completed(value, root, errors_of, loc=None):
     return None
 
 
+def filled_at(value, loc, errors_of):
+    """``value`` with each property the rejecting side calls missing in the
+    change's holder (``loc.hops``) filled from that side's schema there,
+    every other error left standing; None when nothing was missing. A loose
+    witness, refused also for an old required property it lacks, is so made
+    to show its own change alone."""
+    at = [key for _, key in loc.hops]
+    flat = flatten(loc.r_loc)
+    filled = None
+    for _ in range(MAX_FILLS):
+        try:
+            errors = errors_of(value)
+        except Exception:
+            break
+        holder = get(value, loc.hops) if loc.hops else value
+        if not isinstance(holder, dict):
+            break
+        names = {missing(e) for e in errors if list(e.instance_path) == at} - set(holder) - {None}
+        if not names:
+            break
+        holder = {**holder, **{n: _example_of(flat, n) for n in sorted(names)}}
+        value = filled = place(value, loc, holder) if loc.hops else holder
+    return filled
+
+
 def completed_at(value, loc, errors_of):
     """``value`` with what the rejecting side calls missing where the change
     lives filled in from that side's schema there (``loc.r_loc``): a value
     carrying an old property beside the new required ones."""
     return _completed(value, loc.r_loc, errors_of, loc)
+
+
+def branch_bases(loc, starts, a_judge):
+    """Bases whose value, where the change's path enters a union's branch,
+    is an instance of that branch. A base built for the whole schema takes
+    whichever branch its examples come from (a tagged union's first tag),
+    and then every candidate lands in a branch the change is not in."""
+    out = []
+    for depth in reversed(loc.branched):
+        schema = loc.root if depth < 0 else loc.a_schemas[depth]
+        upto = Location()
+        upto.hops, upto.a_schemas, upto.root = loc.hops[:depth + 1], loc.a_schemas[:depth + 1], loc.root
+        for example in examples(schema, 0, 3):
+            for base in starts or [None]:
+                value = example if depth < 0 else place(base, upto, example)
+                if value is not None and a_judge(value):
+                    out.append(value)
+    return dedupe(out)[:4]
 
 
 def quick_bases(a_root, r_root, a_judge, r_judge):

@@ -11,7 +11,10 @@ Each file in ``cases/`` is one pair, named after what it shows:
     grade: none             # optional: the DiffResult's grade
     proved: true            # optional: severities after the proofs (a BREAKING
                             # schema claim with no witness nor named reason
-                            # becomes POTENTIALLY_BREAKING)
+                            # becomes POTENTIALLY_BREAKING), and each witness
+                            # refused at its own change's place
+    alone: [rule, ...]      # optional: these rules' witnesses refused nowhere
+                            # else (the change alone tells the sides apart)
 
 Severities in ``expect`` are the engine's defaults (balanced profile, no
 config). ``path`` and ``message`` (a part of the message) are optional per
@@ -28,6 +31,7 @@ from mcpdelta.engine.catalog import RULES
 from mcpdelta.engine.manifest import validate_manifest
 from mcpdelta.engine.result import DiffResult
 from mcpdelta.witness import attach_witnesses
+from tests.truth.corpus import shows_it_alone, shows_its_own
 
 CASES = sorted((pathlib.Path(__file__).parent / "cases").glob("*.yaml"))
 
@@ -49,6 +53,18 @@ def test_case(path):
         changes = result.changes
     else:
         changes = diff(old, new)
+    if case.get("proved"):
+        # every proof shows its own change: the second reader finds the
+        # witness refused at the change's place (tests/truth/corpus.py)
+        tools = [{t["name"]: t for t in side.get("tools") or []} for side in (case["old"], case["new"])]
+        for c in changes:
+            if c.witness is not None and c.severity == "BREAKING" and c.rule.startswith(("tool.input.", "tool.output.")):
+                record = {"rule": c.rule, "path": c.path, "entity": c.entity, "witness": c.witness}
+                sides = tools[0].get(c.entity, {}), tools[1].get(c.entity, {})
+                assert shows_its_own(record, *sides) is not False, \
+                    f"{path.name}: the witness of {c.rule} at {c.path} shows another change"
+                assert c.rule not in case.get("alone", ()) or shows_it_alone(record, *sides), \
+                    f"{path.name}: the witness of {c.rule} at {c.path} is refused elsewhere too"
     got = [(c.rule, c.default_severity, c.path) for c in changes]
     for want in case["expect"]:
         assert want["rule"] in RULES, f"{path.name}: unknown rule {want['rule']}"

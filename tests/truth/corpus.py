@@ -141,18 +141,12 @@ def instance_place(parts):
     return out
 
 
-def _errors(check, value):
-    stack = list(check.iter_errors(value))
-    while stack:
-        error = stack.pop()
-        yield error
-        stack += list(error.context or ())
-
-
-def shows_its_own(record, old_tool, new_tool):
-    """Whether the rejecting side refuses the witness at the change's own
-    place (for a property rule: at the property, or at its object naming it);
-    None when the place cannot be read."""
+def _refusals(record, old_tool, new_tool):
+    """(the rejecting side's top errors for the witness, formats read as
+    annotations, else asserted where only they refuse it; a test of whether
+    an error, or one nested in it, lies at the change's own place: for a
+    property rule at the property or at its object naming it), or None when
+    the place cannot be read."""
     side_key = "inputSchema" if record["rule"].startswith("tool.input.") else "outputSchema"
     place = instance_place(_parts(record, side_key))
     if place is None:
@@ -163,20 +157,35 @@ def shows_its_own(record, old_tool, new_tool):
     if rule.startswith(("property.", "required.")) and place:
         named, place = place[-1], place[:-1]
 
-    def under(at):
-        return len(at) >= len(place) and all(p == "*" or str(p) == str(a) for p, a in zip(place, at))
+    def own(error):
+        at = list(error.absolute_path)
+        if len(at) >= len(place) and all(p == "*" or str(p) == str(a) for p, a in zip(place, at)) and (
+                named is None or len(at) > len(place) or f"'{named}'" in error.message):
+            return True
+        return any(own(inner) for inner in error.context or ())
 
     value = record["witness"]["value"]
-    check = independent.validator(rejecting)
-    if independent.accepts(check, value):  # refused only where formats are asserted
-        check = independent.validator(rejecting, formats=True)
-    for error in _errors(check, value):
-        at = list(error.absolute_path)
-        if named is None and under(at):
-            return True
-        if named is not None and under(at) and (len(at) > len(place) or f"'{named}'" in error.message):
-            return True
-    return False
+    plain = list(independent.validator(rejecting).iter_errors(value))
+    asserted = list(independent.validator(rejecting, formats=True).iter_errors(value))
+    # a change of ``format`` is refused at its place only where formats are
+    # asserted, even when the value is refused elsewhere too
+    errors = asserted if not plain or (not any(map(own, plain)) and any(map(own, asserted))) else plain
+    return errors, own
+
+
+def shows_its_own(record, old_tool, new_tool):
+    """Whether the rejecting side refuses the witness at the change's own
+    place; None when the place cannot be read."""
+    read = _refusals(record, old_tool, new_tool)
+    return None if read is None else any(map(read[1], read[0]))
+
+
+def shows_it_alone(record, old_tool, new_tool):
+    """Whether the rejecting side refuses the witness at the change's own
+    place and nowhere else (the change alone tells the two sides apart);
+    None when the place cannot be read."""
+    read = _refusals(record, old_tool, new_tool)
+    return None if read is None else bool(read[0]) and all(map(read[1], read[0]))
 
 
 def table(records):
