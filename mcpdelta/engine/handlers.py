@@ -12,6 +12,7 @@ from mcpdelta.engine.change import short
 from mcpdelta.engine.equality import canonical, json_key, same
 from mcpdelta.engine.meaning import (
     apart,
+    branch_tags,
     branch_types,
     covers,
     enum_list,
@@ -470,20 +471,6 @@ def partners(w, removed, added) -> list:
     removed[:] = [r for i, r in enumerate(removed) if i not in taken_r]
     added[:] = [x for j, x in enumerate(added) if j not in taken_a]
     return pairs
-
-
-def branch_tags(branch) -> set:
-    """(property, value) pairs a branch fixes: a required property whose
-    schema allows one value."""
-    if not isinstance(branch, dict) or not isinstance(branch.get("properties"), dict):
-        return set()
-    required = _names(branch.get("required"))
-    out = set()
-    for name, schema in branch["properties"].items():
-        values = value_keys(schema)
-        if name in required and values is not None and len(values) == 1:
-            out.add((name, next(iter(values))))
-    return out
 
 
 def _likeness(a, b) -> int:

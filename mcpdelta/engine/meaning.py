@@ -166,6 +166,20 @@ def value_keys(schema):
     return None
 
 
+def branch_tags(branch) -> set:
+    """(property, value) pairs a branch fixes: a required property whose
+    schema allows one value."""
+    if not isinstance(branch, dict) or not isinstance(branch.get("properties"), dict):
+        return set()
+    required = names_of(branch.get("required"))
+    out = set()
+    for name, schema in branch["properties"].items():
+        values = value_keys(schema)
+        if name in required and values is not None and len(values) == 1:
+            out.add((name, next(iter(values))))
+    return out
+
+
 def overlap(kinds, theirs) -> bool:
     if kinds is None or theirs is None or kinds & theirs:
         return True

@@ -38,6 +38,7 @@ from mcpdelta.engine.keywords import (
     SCHEMA_MAPS,
     SCHEMA_VALUES,
 )
+from mcpdelta.engine.meaning import branch_tags
 from mcpdelta.engine.notation import tidy
 
 _DROPPED = frozenset({"$ref", "$comment", "$defs", "definitions"})
@@ -309,7 +310,7 @@ def in_document(raw, normal, rel, memo):
     ``allOf`` / ``anyOf`` / ``oneOf`` branch numbered as ``raw`` numbers it:
     the normal form sorts branches, and a user reads the pointer in the
     schema the server sent. A branch is found by its normal form in ``raw``
-    (a tagged union's branch by its tag, since its normal form holds it).
+    (a tagged union's branch by its tag).
     Where the two trees part (a branch folded away, a reference merged with
     siblings), the rest of ``rel`` stays as it is. ``memo`` (a dict kept for
     one schema) holds each raw branch's normal form."""
@@ -337,8 +338,7 @@ def in_document(raw, normal, rel, memo):
                 and isinstance(normal_next, list) and isinstance(rel[i + 1], int) \
                 and 0 <= rel[i + 1] < len(normal_next):
             wanted = normal_next[rel[i + 1]]
-            at = next((j for j, branch in enumerate(raw_next)
-                       if same(_branch_normal(branch, memo), wanted)), None)
+            at = _branch_at(root, raw_next, wanted, memo)
             if at is None:
                 break
             out[i + 1] = at
@@ -348,6 +348,37 @@ def in_document(raw, normal, rel, memo):
         raw, normal = raw_next, normal_next
         i += 1
     return tuple(out)
+
+
+def _branch_at(root, branches, wanted, memo):
+    """The index of the raw branch whose normal form is ``wanted``: the one
+    alone in carrying its tag (a tagged union's), else alone in declaring
+    its property names, else the one that normalises to it; None if none."""
+    shown = [_pointed(root, branch) for branch in branches]
+    tags = branch_tags(wanted)
+    if tags:
+        mates = [j for j, branch in enumerate(shown) if tags & branch_tags(branch)]
+        if len(mates) == 1:
+            return mates[0]
+    names = _property_names(wanted)
+    if names:
+        mates = [j for j, branch in enumerate(shown) if _property_names(branch) == names]
+        if len(mates) == 1:
+            return mates[0]
+    return next((j for j, branch in enumerate(branches) if same(_branch_normal(branch, memo), wanted)), None)
+
+
+def _property_names(node) -> set:
+    properties = node.get("properties") if isinstance(node, dict) else None
+    return set(properties) if isinstance(properties, dict) else set()
+
+
+def _pointed(root, node):
+    """``node``, or what its local ``$ref`` leads to."""
+    ref = node.get("$ref") if isinstance(node, dict) else None
+    if isinstance(ref, str) and ref.startswith("#/"):
+        return _pointer_target(root, ref)
+    return node
 
 
 def _branch_normal(branch, memo):

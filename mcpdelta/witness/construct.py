@@ -99,7 +99,7 @@ def _partner(holder, key, branch, index):
     """The branch of ``holder[key]`` that is ``branch`` on the other side:
     the same one, else the one alone in carrying its tag (the const that
     tells a tagged union's branches apart), else the one at ``index``."""
-    from mcpdelta.engine.handlers import branch_tags
+    from mcpdelta.engine.meaning import branch_tags
 
     branches = _sub(holder, key)
     if isinstance(branches, list):

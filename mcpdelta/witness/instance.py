@@ -405,6 +405,31 @@ def governing(node, name):
     return node.get("additionalProperties", {})
 
 
+MAX_VARIANTS = 12  # objects tried with one property's value changed
+
+
+def _one_changed(node, out, depth):
+    """Where ``out`` breaks a rule that ties properties together (an
+    ``if``/``then``: ``didError: false`` wants ``error: null``), the same
+    object with one property's value changed to another example, each
+    property in turn; none when it passes."""
+    if not out or quick(node, out) is not False:
+        return []
+    variants = []
+    for name in sorted(out):
+        schema = governing(node, name)
+        # the next examples, and one of each other type the property takes
+        # (a null where a string came first)
+        kinds = types_of(schema) if isinstance(schema, dict) and isinstance(schema.get("type"), list) else []
+        others = examples(schema, depth + 1, 3)[1:] + [POOL[kind][0] for kind in kinds[1:]]
+        for other in dedupe(others):
+            if other != out[name]:
+                variants.append({**out, name: other})
+            if len(variants) >= MAX_VARIANTS:
+                return variants
+    return variants
+
+
 def objects(node, depth, with_optional=False, fuller=True):
     props = node.get("properties", {}) if isinstance(node.get("properties"), dict) else {}
     required = [n for n in node.get("required", []) if isinstance(n, str)] \
@@ -438,7 +463,7 @@ def objects(node, depth, with_optional=False, fuller=True):
                 return []
             continue
         out[name] = found[0]
-    results = [out]
+    results = [out] + _one_changed(node, out, depth)
     if not with_optional and props and fuller:
         results += objects(node, depth, with_optional=True)
     return results
