@@ -1,7 +1,7 @@
 """The lake on object storage: ``s3://BUCKET/PREFIX``.
 
 The same tables and the same files as a folder lake
-(``mcpdelta/lake/__init__.py``), under keys instead of paths. What a folder
+(``mcpdelta/lake/folder.py``), under keys instead of paths. What a folder
 gets from its file system, the object store gives this way:
 
 - a file is written whole or not at all: one PUT of the finished Parquet
@@ -37,7 +37,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from mcpdelta.errors import InputError
-from mcpdelta.lake import _CHECKED, _NOT_PARQUET, Lake, _check_schema, partition_value
+from mcpdelta.lake.files import CHECKED, NOT_PARQUET, check_schema, partition_value
+from mcpdelta.lake.folder import Lake
 from mcpdelta.lake.lease import fence, lease, token
 from mcpdelta.lake.s3errors import client_errors, describe_error, failure, status
 from mcpdelta.lake.tables import PARTITIONED, TABLES, VERSION
@@ -126,6 +127,7 @@ class ObjectLake(Lake):
     writes under its flow's lease, and stops when the lease is gone)."""
 
     remote = True
+    scheme = SCHEME
 
     def __init__(self, root: str, writer: str | None = None):
         self.bucket, self.prefix = split(root)
@@ -273,19 +275,19 @@ class ObjectLake(Lake):
 
     def _check(self, uri, table, size, etag) -> None:
         key = (uri, size, etag)
-        if key in _CHECKED:
+        if key in CHECKED:
             return
         if size == 0:
             raise InputError(uri, "lake file is empty (not Parquet); move it out of the lake")
         try:
             found = pq.read_schema(self._file(uri, size))
         except pa.ArrowException as exc:
-            raise InputError(uri, _NOT_PARQUET + f"{str(exc).splitlines()[0][:160]}; "
+            raise InputError(uri, NOT_PARQUET + f"{str(exc).splitlines()[0][:160]}; "
                                   "move it out of the lake") from None
         except OSError as exc:
             raise self.fail(exc, uri) from None
-        _check_schema(uri, table, found)
-        _CHECKED[key] = None
+        check_schema(uri, table, found)
+        CHECKED[key] = None
 
     def read_servers(self, table: str, server_ids, columns=None, dictionary=()):
         """The rows of some servers (see ``Lake.read_servers``). A table kept
@@ -316,7 +318,7 @@ class ObjectLake(Lake):
                 data = pq.ParquetFile(self._file(uri, size), read_dictionary=list(dictionary) or None,
                                       pre_buffer=True).read(columns=read, use_threads=False)
             except pa.ArrowException as exc:
-                raise InputError(uri, _NOT_PARQUET + f"{str(exc).splitlines()[0][:160]}; "
+                raise InputError(uri, NOT_PARQUET + f"{str(exc).splitlines()[0][:160]}; "
                                       "move it out of the lake") from None
             except OSError as exc:
                 raise self.fail(exc, uri) from None
