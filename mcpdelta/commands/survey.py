@@ -7,7 +7,7 @@ With no arguments it surveys the embedded demo servers (``data/``) into
 import sys
 
 from mcpdelta.commands import options
-from mcpdelta.survey import PAIR_MODES
+from mcpdelta.survey.diffstage import PAIR_MODES
 
 
 def add_arguments(parser):

@@ -43,7 +43,7 @@ from mcpdelta.config import find_default, load_config
 from mcpdelta.engine.policy import Policy
 from mcpdelta.errors import InputError
 from mcpdelta.lake import Lake
-from mcpdelta.survey import PAIR_MODES
+from mcpdelta.survey.diffstage import PAIR_MODES
 
 
 def _policy(config_file):

@@ -35,6 +35,7 @@ import time
 import uuid
 
 from mcpdelta.errors import InputError
+from mcpdelta.lake.s3errors import client_errors, status
 
 LEASE_NAME = ".lease"
 TTL_S = 30.0        # a lease not renewed for this long (the store's clock) is free to take
@@ -101,13 +102,11 @@ class Lease:
     def _read(self):
         """(holder dict, etag, age in seconds by the store's clock), or None
         when there is no lease."""
-        from mcpdelta.lake.objectstore import _client_errors, _status
-
         try:
             reply = self.lake.s3.client.get_object(Bucket=self.lake.bucket, Key=self.key)
             body = reply["Body"].read(4096)
-        except _client_errors() as exc:
-            if _status(exc) == 404:
+        except client_errors() as exc:
+            if status(exc) == 404:
                 return None
             raise self.lake.fail(exc) from None
         try:
@@ -125,15 +124,13 @@ class Lease:
     # --- taking, keeping, giving back --------------------------------------
 
     def acquire(self, wait: bool, notify=None) -> None:
-        from mcpdelta.lake.objectstore import _client_errors, _status
-
         told = False
         while True:
             try:
                 self.etag = self._put(IfNoneMatch="*")
                 break
-            except _client_errors() as exc:
-                if _status(exc) not in (409, 412):  # 409: a concurrent conditional write
+            except client_errors() as exc:
+                if status(exc) not in (409, 412):  # 409: a concurrent conditional write
                     raise self.lake.fail(exc) from None
             found = self._read()
             if found is None:
@@ -143,8 +140,8 @@ class Lease:
                 try:
                     self.etag = self._put(IfMatch=etag)
                     break
-                except _client_errors() as exc:
-                    if _status(exc) not in (404, 409, 412):
+                except client_errors() as exc:
+                    if status(exc) not in (404, 409, 412):
                         raise self.lake.fail(exc) from None
                     continue  # another writer took it first: look again
             if not wait:
@@ -167,15 +164,13 @@ class Lease:
     def _keep(self) -> None:
         """Renew every RENEW_S seconds until released; a renewal refused
         (the lease was taken over) or impossible for TTL_S marks it lost."""
-        from mcpdelta.lake.objectstore import _client_errors, _status
-
         renewed = time.monotonic()
         while not self._stop.wait(RENEW_S):
             try:
                 self.etag = self._put(IfMatch=self.etag)
                 renewed = time.monotonic()
-            except _client_errors() as exc:
-                if _status(exc) in (404, 412):
+            except client_errors() as exc:
+                if status(exc) in (404, 412):
                     self.lost = "another writer took the lake's lease over"
                     return
                 if time.monotonic() - renewed > TTL_S:
@@ -193,15 +188,13 @@ class Lease:
             raise InputError(self.lake.root, f"{self.lost}; this writer stopped before writing more")
 
     def release(self) -> None:
-        from mcpdelta.lake.objectstore import _client_errors
-
         self._stop.set()
         if self._thread is not None:
             self._thread.join()
         if self.lost is None and self.etag is not None:
             try:
                 self.lake.s3.client.delete_object(Bucket=self.lake.bucket, Key=self.key, IfMatch=self.etag)
-            except _client_errors():
+            except client_errors():
                 pass  # taken over, or unreachable: it ends by itself after TTL_S
 
 

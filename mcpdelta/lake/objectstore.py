@@ -1,7 +1,7 @@
 """The lake on object storage: ``s3://BUCKET/PREFIX``.
 
 The same tables and the same files as a folder lake
-(``mcpdelta/lake/__init__.py``), under keys instead of paths. What a folder
+(``mcpdelta/lake/folder.py``), under keys instead of paths. What a folder
 gets from its file system, the object store gives this way:
 
 - a file is written whole or not at all: one PUT of the finished Parquet
@@ -29,6 +29,7 @@ every failure is one line naming the lake and what went wrong.
 """
 
 import re
+import sys
 import threading
 import urllib.parse
 
@@ -36,7 +37,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from mcpdelta.errors import InputError
-from mcpdelta.lake import _CHECKED, _NOT_PARQUET, Lake, _check_schema, partition_value
+from mcpdelta.lake.files import CHECKED, NOT_PARQUET, check_schema, partition_value
+from mcpdelta.lake.folder import Lake
+from mcpdelta.lake.lease import fence, lease, token
+from mcpdelta.lake.s3errors import client_errors, describe_error, failure, status
 from mcpdelta.lake.tables import PARTITIONED, TABLES, VERSION
 
 SCHEME = "s3://"
@@ -84,7 +88,7 @@ class S3:
             client = session.client("s3", config=botocore.config.Config(
                 connect_timeout=5, read_timeout=60, retries={"max_attempts": 3, "mode": "standard"}))
         except botocore.exceptions.BotoCoreError as exc:  # a named profile that is not there, ...
-            raise InputError(where, _describe(exc)) from None
+            raise InputError(where, describe_error(exc)) from None
         if frozen is None or not frozen.access_key or not frozen.secret_key:
             raise InputError(where, "no AWS credentials (set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, "
                                     "or AWS_PROFILE)")
@@ -115,71 +119,6 @@ def clients(where: str) -> S3:
         return _CLIENTS[settings]
 
 
-# --- errors: one line, never a secret ------------------------------------
-
-_REFUSED = {"InvalidAccessKeyId", "SignatureDoesNotMatch", "AccessDenied", "InvalidToken",
-            "ExpiredToken", "TokenRefreshRequired", "InvalidClientTokenId", "AuthorizationHeaderMalformed",
-            "403"}
-# pyarrow's spelling of the same errors, in its messages ("AWS Error ACCESS_DENIED ...")
-_ARROW = {"ACCESS_DENIED": "AccessDenied", "SIGNATURE_DOES_NOT_MATCH": "SignatureDoesNotMatch",
-          "INVALID_ACCESS_KEY_ID": "InvalidAccessKeyId", "NO_SUCH_BUCKET": "NoSuchBucket",
-          "NETWORK_CONNECTION": "unreachable", "UNKNOWN (HTTP status 403)": "403"}
-
-
-def _describe(exc, code=None) -> str:
-    """What went wrong, in words (no URL, key or header of the request)."""
-    import botocore.exceptions as E
-
-    if code is None and isinstance(exc, E.ClientError):
-        code = exc.response.get("Error", {}).get("Code") or str(
-            exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode", ""))
-    if code in _REFUSED:
-        return f"the AWS credentials were refused ({code})"
-    if code in ("NoSuchBucket", "404") and code is not None:
-        return "no such bucket" if code == "NoSuchBucket" else "not found"
-    if code == "unreachable" or isinstance(exc, (E.EndpointConnectionError, E.ConnectTimeoutError,
-                                                 E.ReadTimeoutError, E.ConnectionClosedError)):
-        return "cannot reach the S3 endpoint (is AWS_ENDPOINT_URL right, and the server up?)"
-    if isinstance(exc, E.ProfileNotFound):
-        return f"no AWS profile named {exc.kwargs.get('profile')!r}"
-    if isinstance(exc, (E.NoCredentialsError, E.PartialCredentialsError)):
-        return "no AWS credentials (set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE)"
-    if code:
-        message = exc.response.get("Error", {}).get("Message") if isinstance(exc, E.ClientError) else ""
-        return f"S3 answered {code}" + (f": {message}" if message else "")
-    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-
-
-def failure(where: str, exc, s3=None) -> InputError:
-    """The ``InputError`` for a failed S3 call (boto3's or pyarrow's),
-    with any secret the settings hold masked out of it."""
-    if isinstance(exc, InputError):
-        return exc
-    code = None
-    if isinstance(exc, OSError) and "AWS Error" in str(exc):
-        text = str(exc)
-        code = next((v for k, v in _ARROW.items() if f"AWS Error {k}" in text), None)
-        if code is None:
-            code = "error: " + text.split("AWS Error", 1)[1].split(":")[0].strip()[:80]
-    problem = _describe(exc, code)
-    for secret in (s3.secrets if s3 else ()):
-        problem = problem.replace(secret, "***")
-    return InputError(where, problem)
-
-
-def _client_errors():
-    import botocore.exceptions as E
-
-    return (E.BotoCoreError, E.ClientError)
-
-
-def _status(exc) -> int:
-    try:
-        return int(exc.response["ResponseMetadata"]["HTTPStatusCode"])
-    except (AttributeError, KeyError, TypeError, ValueError):
-        return 0
-
-
 # --- the lake ------------------------------------------------------------
 
 class ObjectLake(Lake):
@@ -188,6 +127,7 @@ class ObjectLake(Lake):
     writes under its flow's lease, and stops when the lease is gone)."""
 
     remote = True
+    scheme = SCHEME
 
     def __init__(self, root: str, writer: str | None = None):
         self.bucket, self.prefix = split(root)
@@ -220,8 +160,6 @@ class ObjectLake(Lake):
     def for_tasks(self) -> "ObjectLake":
         """This lake as a task elsewhere writes it: under the lease this
         process holds (or the one it was given)."""
-        from mcpdelta.lake.lease import token
-
         return ObjectLake(self.root, writer=token(self) or self.writer)
 
     def report_uri(self) -> str:
@@ -243,7 +181,7 @@ class ObjectLake(Lake):
                 Bucket=self.bucket, Prefix=prefix)
             for page in pages:
                 out += [(o["Key"], o["Size"], o["ETag"]) for o in page.get("Contents", ())]
-        except _client_errors() as exc:
+        except client_errors() as exc:
             raise self.fail(exc) from None
         return sorted(out)
 
@@ -251,8 +189,8 @@ class ObjectLake(Lake):
         """The bytes of the object ``name`` (below the root), or None."""
         try:
             return self.s3.client.get_object(Bucket=self.bucket, Key=self.key(name))["Body"].read()
-        except _client_errors() as exc:
-            if _status(exc) == 404:
+        except client_errors() as exc:
+            if status(exc) == 404:
                 return None
             raise self.fail(exc) from None
 
@@ -262,8 +200,8 @@ class ObjectLake(Lake):
         extra = {"IfNoneMatch": "*"} if new else {}
         try:
             self.s3.client.put_object(Bucket=self.bucket, Key=self.key(name), Body=data, **extra)
-        except _client_errors() as exc:
-            if new and _status(exc) == 412:
+        except client_errors() as exc:
+            if new and status(exc) == 412:
                 raise InputError(f"{self.root}/{name}", "a lake file of this name exists already; "
                                                           "nothing was overwritten") from None
             raise self.fail(exc, f"{self.root}/{name}") from None
@@ -273,22 +211,16 @@ class ObjectLake(Lake):
     def require(self) -> None:
         try:
             found = self.s3.client.list_objects_v2(Bucket=self.bucket, Prefix=self.key(""), MaxKeys=1)
-        except _client_errors() as exc:
+        except client_errors() as exc:
             raise self.fail(exc) from None
         if not found.get("KeyCount"):
             raise InputError(self.root, "no lake here (the bucket holds nothing under this prefix)")
 
     def writing(self, wait: bool = False):
-        import sys
-
-        from mcpdelta.lake.lease import lease
-
         return lease(self, wait, notify=lambda line: print(line, file=sys.stderr))
 
     def append(self, table: str, rows: list, batch_id: str) -> list:
         if rows:
-            from mcpdelta.lake.lease import fence
-
             fence(self)  # its writer still holds the lease: else nothing is written
         return super().append(table, rows, batch_id)
 
@@ -308,7 +240,7 @@ class ObjectLake(Lake):
         for key in orphans:
             try:
                 self.s3.client.delete_object(Bucket=self.bucket, Key=key)
-            except _client_errors() as exc:
+            except client_errors() as exc:
                 raise self.fail(exc, f"{SCHEME}{self.bucket}/{key}") from None
         return len(orphans)
 
@@ -343,19 +275,19 @@ class ObjectLake(Lake):
 
     def _check(self, uri, table, size, etag) -> None:
         key = (uri, size, etag)
-        if key in _CHECKED:
+        if key in CHECKED:
             return
         if size == 0:
             raise InputError(uri, "lake file is empty (not Parquet); move it out of the lake")
         try:
             found = pq.read_schema(self._file(uri, size))
         except pa.ArrowException as exc:
-            raise InputError(uri, _NOT_PARQUET + f"{str(exc).splitlines()[0][:160]}; "
+            raise InputError(uri, NOT_PARQUET + f"{str(exc).splitlines()[0][:160]}; "
                                   "move it out of the lake") from None
         except OSError as exc:
             raise self.fail(exc, uri) from None
-        _check_schema(uri, table, found)
-        _CHECKED[key] = None
+        check_schema(uri, table, found)
+        CHECKED[key] = None
 
     def read_servers(self, table: str, server_ids, columns=None, dictionary=()):
         """The rows of some servers (see ``Lake.read_servers``). A table kept
@@ -386,7 +318,7 @@ class ObjectLake(Lake):
                 data = pq.ParquetFile(self._file(uri, size), read_dictionary=list(dictionary) or None,
                                       pre_buffer=True).read(columns=read, use_threads=False)
             except pa.ArrowException as exc:
-                raise InputError(uri, _NOT_PARQUET + f"{str(exc).splitlines()[0][:160]}; "
+                raise InputError(uri, NOT_PARQUET + f"{str(exc).splitlines()[0][:160]}; "
                                       "move it out of the lake") from None
             except OSError as exc:
                 raise self.fail(exc, uri) from None

@@ -65,22 +65,3 @@ def gate_counts(result) -> str:
     counts = of(result).counts(result.changes)
     words = {"approved": "approved", "expired": "approval{s} expired", "security": "security-relevant"}
     return "".join(f", {n} {words[k].format(s='s' if n != 1 else '')}" for k, n in counts.items() if n)
-
-
-def kind_of(entity_path: str) -> str:
-    """'tool', 'prompt', 'resource' or 'resource template' from a change path."""
-    from mcpdelta.report.view import kind_of as of
-
-    return of(entity_path)
-
-
-def witness_text(change, limit: int = 120) -> str | None:
-    """One line of evidence: the witness value, or why there is none."""
-    if change.witness is not None:
-        import json
-
-        value = json.dumps(change.witness["value"], sort_keys=True, ensure_ascii=False)
-        if len(value) > limit:
-            value = value[: limit - 1] + "…"
-        return f"{change.witness['kind']} {value}"
-    return change.witness_note

@@ -7,6 +7,7 @@ entities it holds for in natural order (``resource/2`` before
 ``resource/10``). The machine formats keep one record per change."""
 
 import functools
+import json
 import re
 
 from mcpdelta.engine.catalog import RANK, RULES
@@ -125,6 +126,16 @@ def cut(text, limit: int = PROSE_LIMIT) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def witness_text(change, limit: int = 120) -> str | None:
+    """One line of evidence: the witness value, or why there is none."""
+    if change.witness is not None:
+        value = json.dumps(change.witness["value"], sort_keys=True, ensure_ascii=False)
+        if len(value) > limit:
+            value = value[: limit - 1] + "…"
+        return f"{change.witness['kind']} {value}"
+    return change.witness_note
+
+
 class Statement:
     """One message shared by one or more entities under one rule."""
 
@@ -150,8 +161,6 @@ class Statement:
     def witness(self):
         """(text, entity) of the first witness or note; entity None when
         every change has the same one."""
-        from mcpdelta.report import witness_text
-
         texts = [(witness_text(c), c.entity) for c in self.changes
                  if c.witness is not None or not self.group_note]
         texts = [t for t in texts if t[0]]

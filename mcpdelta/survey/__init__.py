@@ -16,10 +16,6 @@ from mcpdelta import progress
 from mcpdelta.errors import InputError
 from mcpdelta.resources import DEMO_SERVERS
 
-# which version pairs a survey diffs: each release with the one before, each
-# with the server's latest, every earlier one with every later one
-PAIR_MODES = ("consecutive", "latest", "all")
-
 
 def crawl_stage(servers_file, lake, offline=True, cache=None, recapture=False, only=None,
                 release_installs=False, allow_destructive_probes=False) -> dict:

@@ -27,9 +27,12 @@ import threading
 from mcpdelta import __version__
 from mcpdelta.errors import InputError
 from mcpdelta.inputs import load_json
-from mcpdelta.survey import PAIR_MODES
 
 from mcpdelta.resources import SQL_DIR as SQL
+
+# which version pairs a survey diffs: each release with the one before, each
+# with the server's latest, every earlier one with every later one
+PAIR_MODES = ("consecutive", "latest", "all")
 
 # mcpdelta.lake (pyarrow) is imported where it is used: a pool worker runs
 # its initializer (init_worker) before it loads anything heavy

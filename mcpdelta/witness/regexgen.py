@@ -10,11 +10,8 @@ backtracking matcher on a schema's pattern: ``matches`` is linear-time.
 
 import re
 
-try:  # Python 3.11+
-    from re import _constants as _c, _parser as _p
-except ImportError:  # pragma: no cover - older Pythons
-    import sre_constants as _c
-    import sre_parse as _p
+from mcpdelta.witness.regexparse import sre_constants as _c, sre_parse as _p
+from mcpdelta.witness.validate import matches
 
 _CATEGORY = {
     "CATEGORY_DIGIT": "0", "CATEGORY_NOT_DIGIT": "a", "CATEGORY_WORD": "a",
@@ -41,44 +38,7 @@ def shortest(pattern: str, alt: int = 0, extra: int = 0):
         return None
     if len(text) > _MAX:
         return None
-    from mcpdelta.witness.validate import matches
-
     return text if matches(pattern, text) else None
-
-
-_FEATURES = {}
-
-
-def features(pattern: str) -> frozenset:
-    """The regex features a pattern uses that a linear-time engine lacks:
-    ``lookaround``, ``backreference``; ``unparsed`` if Python cannot read it."""
-    found = _FEATURES.get(pattern)
-    if found is None:
-        out = set()
-        try:
-            _walk(_p.parse(pattern), out)
-        except Exception:  # re.error, RecursionError, ...
-            out.add("unparsed")
-        found = _FEATURES[pattern] = frozenset(out)
-        if len(_FEATURES) > 4096:
-            _FEATURES.clear()
-    return found
-
-
-def _walk(parsed, out):
-    for op, arg in parsed:
-        if op in (_c.ASSERT, _c.ASSERT_NOT):
-            out.add("lookaround")
-            _walk(arg[1], out)
-        elif op in (_c.GROUPREF, _c.GROUPREF_EXISTS):
-            out.add("backreference")
-        elif op in (_c.MAX_REPEAT, _c.MIN_REPEAT) or str(op) == "POSSESSIVE_REPEAT":
-            _walk(arg[2], out)
-        elif op is _c.SUBPATTERN:
-            _walk(arg[3], out)
-        elif op is _c.BRANCH:
-            for branch in arg[1]:
-                _walk(branch, out)
 
 
 def _in_class(items, alt):

@@ -31,6 +31,7 @@ import os
 import jsonschema_rs
 
 from mcpdelta.engine.equality import canonical
+from mcpdelta.witness.regexparse import features
 
 DEFAULT = jsonschema_rs.Draft202012Validator
 OLDER = (jsonschema_rs.Draft201909Validator, jsonschema_rs.Draft7Validator,
@@ -334,8 +335,6 @@ def matches(pattern, text):
 
 def _fancy(pattern) -> bool:
     """Lookaround or a backreference (or a pattern Python cannot parse)."""
-    from mcpdelta.witness.regexgen import features
-
     return bool(features(pattern) & {"lookaround", "backreference", "unparsed"})
 
 
