@@ -354,15 +354,19 @@ def _branch_at(root, branches, wanted, memo):
     """The index of the raw branch whose normal form is ``wanted``: the one
     alone in carrying its tag (a tagged union's), else alone in declaring
     its property names, else the one that normalises to it; None if none."""
-    shown = [_pointed(root, branch) for branch in branches]
+    key = ("read", id(branches))
+    if key not in memo:  # each raw list read once per schema: many changes sit in one union
+        shown = [_pointed(root, branch) for branch in branches]
+        memo[key] = (branches, [branch_tags(b) for b in shown], [_property_names(b) for b in shown])
+    _, tags_of, names_of = memo[key]
     tags = branch_tags(wanted)
     if tags:
-        mates = [j for j, branch in enumerate(shown) if tags & branch_tags(branch)]
+        mates = [j for j, theirs in enumerate(tags_of) if tags & theirs]
         if len(mates) == 1:
             return mates[0]
     names = _property_names(wanted)
     if names:
-        mates = [j for j, branch in enumerate(shown) if _property_names(branch) == names]
+        mates = [j for j, theirs in enumerate(names_of) if theirs == names]
         if len(mates) == 1:
             return mates[0]
     return next((j for j, branch in enumerate(branches) if same(_branch_normal(branch, memo), wanted)), None)

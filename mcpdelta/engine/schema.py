@@ -100,32 +100,36 @@ class _Walk:
         self.new_raw = new_raw  # the new schema as sent: pointers number its branches
         self.branches = {}  # raw branch -> its normal form (normalise.in_document)
 
-    def at(self, rel):
-        """(pointer, label) of a place, with union branches numbered as the
-        new schema numbers them (a place inside a branch gets its index on
-        the new side, where the engine paired it)."""
-        if self.new_raw is not None and any(type(p) is int for p in rel):
-            rel = in_document(self.new_raw, self.roots[1], rel, self.branches)
-        return self.base + pointer(*rel), label(rel)
+    def in_document(self, rel):
+        """``rel`` with union branches numbered as the new schema numbers
+        them (a place inside a branch gets its index on the new side, where
+        the engine paired it)."""
+        if self.new_raw is not None and int in set(map(type, rel)):
+            return in_document(self.new_raw, self.roots[1], rel, self.branches)
+        return rel
 
-    def _made(self, suffix, rel, old, new, detail, where=None, severity=None):
-        """A change at ``rel``; ``schema_path`` keeps the engine's own
-        pointer (into the normal forms), where witnesses are sought."""
-        path, named = self.at(rel)
-        change = Change(self.prefix + suffix, self.entity, path, old, new, severity=severity,
-                        where=named if where is None else where, detail=detail)
-        change.schema_path = self.base + pointer(*rel)
+    def _made(self, suffix, rel, old, new, detail, where=None, severity=None, shown=None):
+        """A change at ``rel`` (``shown``: ``rel`` as the document numbers
+        it); ``schema_path`` keeps the engine's own pointer (into the normal
+        forms), where witnesses are sought."""
+        shown = self.in_document(rel) if shown is None else shown
+        engine_path = self.base + pointer(*rel)
+        change = Change(self.prefix + suffix, self.entity,
+                        engine_path if shown is rel else self.base + pointer(*shown), old, new,
+                        severity=severity, where=label(shown) if where is None else where, detail=detail)
+        change.schema_path = engine_path
         return change
 
     def emit(self, suffix, rel, old, new, detail="", severity=None, claim=True, holder=False):
         """One change at ``rel``; ``holder``: the message names the schema
         holding the keyword at ``rel`` (the object ``additionalProperties``
         closes), not the values under it."""
-        where = self.at(rel[:-1] + ("",))[1] if holder else self.at(rel)[1]
+        shown = self.in_document(rel)
+        where = label(shown[:-1] + ("",)) if holder else label(shown)
         if where == "the root":
             where = "the arguments object" if self.prefix == "tool.input." else "the result object"
         self.changes.append(self._made(suffix, rel, None if old is MISSING else old,
-                                       None if new is MISSING else new, detail, where, severity))
+                                       None if new is MISSING else new, detail, where, severity, shown))
         if claim:
             self.claims.append(rel)
 
@@ -195,7 +199,8 @@ class _Walk:
         verdict, lost, gained = values.relation(old, new)
         if verdict is None:
             return
-        places = {self.base + pointer(*(rel + (k,))) for k in values.KEYWORDS}
+        here = self.base + pointer(*rel) + "/"  # keyword names need no escaping
+        places = {here + k for k in values.KEYWORDS}
         mine = [c for c in self.changes[first:] if c.schema_path in places]
         others = [c for c in self.changes[first:] if c.schema_path not in places]
         keep = []

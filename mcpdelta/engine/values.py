@@ -55,15 +55,19 @@ def _number(value) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
+def _scalar_keys(node) -> bool:
+    """Whether ``node`` holds only the keywords a scalar place is read from
+    (annotations and ``x-`` keywords aside, which ``read`` ignores)."""
+    return isinstance(node, dict) and all(
+        key in KEYWORDS or key in ANNOTATING or key.startswith("x-") for key in node)
+
+
 def read(node):
     """A scalar place's keywords, or None when the node is no scalar place
     (another keyword, a type that is not a scalar, a value the walk cannot
     read)."""
-    if not isinstance(node, dict):
+    if not _scalar_keys(node):
         return None
-    for key in node:
-        if key not in KEYWORDS and key not in ANNOTATING and not key.startswith("x-"):
-            return None
     p = _Place()
     kinds = None
     if "type" in node:
@@ -316,12 +320,31 @@ def _outside(a, b):
     return None
 
 
+# (old keywords, new keywords) as JSON keys -> relation: one place's change
+# is met again in other tools, releases and servers. Bounded.
+_RELATIONS = {}
+MAX_RELATIONS = 8192
+
+
 def relation(old, new):
     """(verdict, lost, gained) for two scalar places: verdict "same",
     "wider", "narrower", "both" or None; ``lost`` ``(value,)`` with a value
     the old side accepts and the new one rejects, ``gained`` the other way
     round (each present where the verdict claims that difference, else
     None)."""
+    if not (_scalar_keys(old) and _scalar_keys(new)):
+        return None, None, None  # no scalar place (``read`` says the same)
+    key = (json_key({k: v for k, v in old.items() if k in KEYWORDS}),
+           json_key({k: v for k, v in new.items() if k in KEYWORDS}))
+    found = _RELATIONS.get(key)
+    if found is None:
+        if len(_RELATIONS) >= MAX_RELATIONS:
+            _RELATIONS.clear()
+        found = _RELATIONS[key] = _relation(old, new)
+    return found
+
+
+def _relation(old, new):
     a, b = read(old), read(new)
     if a is None or b is None:
         return None, None, None
