@@ -112,14 +112,21 @@ def write(steps, latest, out, servers_file, *, population=None, sdk_check=None, 
         figures.append(name)
     page = Page(servers_file, title or DEFAULT_TITLE, population is not None, sdk_check is not None,
                 list(captures or []), recount is not None)
-    text = readme(rows, figures, page)
-    write_file(out / "README.md", text)
-    return {"rows": rows, "readme": out / "README.md", "figures": figures}
+    write_file(out / "README.md", readme(rows, figures, page))
+    write_file(out / TABLES, tables(rows, page))
+    return {"rows": rows, "readme": out / "README.md", "tables": out / TABLES, "figures": figures}
+
+
+# The findings are README.md; the tables they are drawn from, per server and
+# per release, are this page beside it.
+TABLES = "tables.md"
 
 
 # --- the page ---------------------------------------------------------------
 
 def readme(rows, figures, page) -> str:
+    """The findings: what was found, how sure, how it was measured; the
+    tables behind them are in ``tables.md``."""
     from mcpdelta.survey import population as pop
     from mcpdelta.survey.recount import recount_section
 
@@ -130,15 +137,60 @@ def readme(rows, figures, page) -> str:
              _method(rows, total, page)]
     if page.population:
         parts.append(pop.population_section(rows))
-    parts += [_coverage(rows, total), _per_server(rows, steps), _honesty(rows), _upgrades(rows),
-              _instructive(rows, limit=10 if page.population else 5), _rules(rows), _habits(rows),
-              behaviour(rows["behaviour"], page.servers_file), drift(rows)]
+    parts += [_failures(rows, total), _honesty(rows), _instructive(rows, limit=5), _rules(rows, top=10),
+              _habits(rows)]
     if rows["backtest"] and rows["backtest"][0]["packages"]:
         parts.append(_backtest(rows))
     if page.population:
         parts.append(pop.scale_section(rows))
-    parts += [_figures(figures), _confidence(rows, total, steps), _releases(rows)]
+    parts += [_figures(figures), _confidence(rows, total, steps), _elsewhere()]
+    return _joined(parts)
+
+
+def tables(rows, page) -> str:
+    """Every table the findings are drawn from: coverage and results per
+    server, upgrades, every rule, behaviour, description drift and every
+    release with its breaks."""
+    total = _total(rows["coverage"])
+    steps = _total(rows["steps_by_server"])
+    parts = [f"# How often {page.title} broke their callers: the tables\n\n"
+             "The findings drawn from these tables, and how they were measured, are in "
+             "[README.md](README.md); every table is the answer of the query under `sql/study/` "
+             "named beside it.",
+             _coverage(rows, total), _per_server(rows, steps), _upgrades(rows),
+             _rules(rows, top=len(rows["rules"])), behaviour(rows["behaviour"], page.servers_file), drift(rows),
+             _releases(rows)]
+    return _joined(parts)
+
+
+def _joined(parts) -> str:
     return "\n\n".join(p.strip("\n") for p in parts) + "\n"
+
+
+def _elsewhere() -> str:
+    return f"""## The tables, the site and the dataset
+
+- [{TABLES}]({TABLES}): coverage and results per server, each upgrade to
+  the latest release, every rule that fired, behaviour, description drift
+  per server, and every release with each breaking change and its witness.
+- `mcpdelta site` (on the study's lake) builds the same study as pages to
+  browse: a page per server (its releases, any two of them compared) and
+  per rule; the lake's Parquet files are the dataset (`docs/dataset.md`)."""
+
+
+def _failures(rows, total) -> str:
+    """Coverage in short: how many releases were captured, and why the
+    others were not (per server and per release in the tables)."""
+    lines = ["## Coverage", "",
+             f"{cells.count(total['captured'], 'version')} of {cells.n(total['attempted'])} attempted were "
+             f"captured; {total['disagree']} disagreed between the two passes, {total['schemaless']} came out "
+             f"schemaless and {total['dated_late']} are dated late by their registry (per server and per "
+             f"release: *Coverage* in [{TABLES}]({TABLES})). Failed versions by reason "
+             "(`failure_reasons.sql`):", ""]
+    lines += [f"- `{r['reason']}`: {cells.count(r['versions'], 'version')} of "
+              f"{cells.count(r['servers'], 'server')}" for r in rows["failure_reasons"]] \
+        or ["- none: every version attempted was captured."]
+    return "\n".join(lines)
 
 
 def _header(run, page, rows) -> str:
@@ -235,7 +287,7 @@ def _summary(rows, total, steps) -> str:
                else f"{big['top_rule_changes']} of them `{big['top_rule']}`")
         lines.append(f"- {which}, {big['server_id']} {big['old_version']} -> {big['new_version']}, brought "
                      f"{cells.count(big['proven'], 'proven breaking change')} ({big['by_rule']} more by rule, "
-                     f"{big['unexplained']} unexplained), {top} (*Every release* lists each step).")
+                     f"{big['unexplained']} unexplained), {top} (*Every release* in tables.md lists each step).")
     if steps["schemaless"]:
         lines.append(f"- {cells.count(steps['schemaless'], 'step')} not counted because a side's input schemas "
                      f"came out empty: {cells.count(total['schemaless'], 'release')} did, "
@@ -324,7 +376,7 @@ def _method(rows, total, page) -> str:
   with none (today's dependencies), and the release is listed apart
   (*Coverage*); when no date helps, the failure says the registry does not
   hold what it needs. The date each install was
-  pinned to is in *Every release* below. The registry's date can be wrong
+  pinned to is in *Every release* (tables.md). The registry's date can be wrong
   (a re-upload dates an old release after its successors); such releases
   are marked *dated late*, and those whose input schemas came out empty
   (*schemaless*) are shown but never counted.
@@ -345,7 +397,7 @@ def _method(rows, total, page) -> str:
 - **Steps.** Releases are ordered as semver where they parse. Each counted
   step is one captured release against the captured release before it (a
   step across a version that could not be captured says so in *Every
-  release*); a step whose two contracts are the same contract (equal
+  release*, tables.md); a step whose two contracts are the same contract (equal
   canonical digests) counts with no change; a step whose two releases
   were captured under different recipes is flagged and not counted.
   Separately, each release is compared with the server's latest.
@@ -622,9 +674,8 @@ method, not by luck:
 
 def _figures(figures) -> str:
     lines = ["## Figures", "", "The counted release steps, drawn by the functions the notebooks call "
-             "(`mcpdelta/survey/report.py`)."]
-    for name in figures:
-        lines += ["", f"### {PLOTS[name].title}", "", f"![{PLOTS[name].title}]({name}.png)"]
+             "(`mcpdelta/survey/report.py`).", ""]
+    lines += [f"![{PLOTS[name].title}]({name}.png)" for name in figures]
     return "\n".join(lines)
 
 
@@ -636,7 +687,7 @@ def _confidence(rows, total, steps) -> str:
   as *empty* (listed no tools where tools were expected): {total['empty']}.
 - **Breaks**: of {cells.count(steps['breaking'], 'breaking change')}, by what stands behind
   each (`witness_gaps.sql`, the reading of `mcpdelta/witness/evidence.py`;
-  each with its note in *Every release*):
+  each with its note in *Every release*, tables.md):
 {_gaps(rows)}
 - **Dates**: {total['dated_late_counted']} releases the registry dates late
   are in counted steps (their input schemas came out whole), though their installs may

@@ -66,7 +66,8 @@ def configured(tmp_path_factory):
     for line in (out / "crawl-log.jsonl").read_text().splitlines():
         row = json.loads(line)
         log[(row["id"], row["version"])] = row
-    return {"rows": rows, "text": (base / "page" / "README.md").read_text(), "log": log, "out": out,
+    text = "\n".join((base / "page" / name).read_text() for name in ("README.md", "tables.md"))  # the study's pages
+    return {"rows": rows, "text": text, "log": log, "out": out,
             "con": Lake(str(base / "work" / "lake")).connect(*scope)}
 
 

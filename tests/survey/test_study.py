@@ -55,7 +55,8 @@ def study(tmp_path_factory):
     population = load_population(SLICE / "population.tsv", SLICE / "servers.yaml")
     rows = gather_study(steps, latest, population, load_sdk_check(SLICE / "sdk-check.tsv"))
     return {"summary": summary, "rows": rows, "out": base / "out",
-            "readme": (base / "out" / "README.md").read_text(), "base": base}
+            "readme": (base / "out" / "README.md").read_text(), "tables": (base / "out" / "tables.md").read_text(),
+            "base": base}
 
 
 def by_server(rows):
@@ -236,10 +237,12 @@ def test_the_readme_states_the_slice_numbers(study):
     assert "  - 2 changes proven (a witness" in text
     assert ("read literally, 1 of 2 semver-numbered steps (50 %) shipped a proven break while only the minor "
             "or patch number moved (1 counting every break, 1 in 2; *Semver honesty*)") in text
-    assert "| beta | 2025.4.1 |  | `server_exited` |" in text
+    assert "| beta | 2025.4.1 |  | `server_exited` |" in study["tables"]  # each failure, in the tables
     assert "| `tool.removed` | BREAKING | 1 | 1 | 1 | 0 / 1 / 0 | 0 |" in text  # the per-rule split
-    assert "| **all** | 6 | 3 | 3 | 2 (66.7 %) | 3 (100 %) | 2 / 1 / 0 |" in text  # the per-server split
-    assert "| 1.1.0 | 2.0.0 | `tool.removed` | delete | `/tools/delete` | by rule | not a schema change" in text
+    assert "| **all** | 6 | 3 | 3 | 2 (66.7 %) | 3 (100 %) | 2 / 1 / 0 |" in study["tables"]  # per-server split
+    assert "| 1.1.0 | 2.0.0 | `tool.removed` | delete | `/tools/delete` | by rule | not a schema change" \
+        in study["tables"]
+    assert "[tables.md](tables.md)" in text and "## Every release" not in text  # findings, the tables apart
     assert "- **Two passes.**" in text and "(`tests/survey/slice/servers.yaml`)" not in text
     assert f"(`{SLICE / 'servers.yaml'}`)" in text
     assert "reported 66 consecutive\nversion pairs, 140 findings and 43" in text
@@ -341,6 +344,7 @@ def test_a_second_run_on_the_same_work_folder_resumes_and_writes_the_same_page(s
     first, second = page(study["out"] / "README.md"), page(base / "again" / "README.md")
     assert [a for a, b in zip(first, second) if a != b] == [
         line for line in first if "--out" in line]  # only the command's --out differs
+    assert page(study["out"] / "tables.md") == page(base / "again" / "tables.md")
 
 
 def test_one_capture_pass_is_said_and_nothing_is_called_confirmed(study, tmp_path):
@@ -529,9 +533,9 @@ def test_the_population_page_has_its_sections(study):
             "no tools") in text
     assert "  - beta 2025.3.1: crawler 1 tools, SDK 2; only the SDK lists extra" in text
     assert "- 2 of the 2 servers with a counted step (100 %) shipped at least one release" in text
-    assert "## The ten most instructive breaks" in text
+    assert "## The five most instructive breaks" in text
     assert "## Compared with single-snapshot captures" in text and "2 servers captured over 6 releases" in text
-    assert "Captured only with a later dependency cut-off (`install_retries.sql`): 0 releases" in text
+    assert "Captured only with a later dependency cut-off (`install_retries.sql`): 0 releases" in study["tables"]
 
 
 def test_step_breaks_are_in_one_order_whatever_order_the_changes_come_in():
@@ -555,3 +559,14 @@ def test_step_breaks_are_in_one_order_whatever_order_the_changes_come_in():
                         ordered)
         found.append([r[9] for r in con.execute(sql("study/step_breaks")).fetchall()])
     assert found[0] == found[1] == ["anyOf tightened (a)", "anyOf tightened (b)"]
+
+
+def test_the_committed_studies_are_findings_with_their_tables_beside():
+    """Each committed study page says what was found in under 300 lines and
+    links the page of tables it is drawn from, which holds every release."""
+    for study_dir in ("ecosystem", "survey"):
+        folder = ROOT / "docs" / study_dir
+        text = (folder / "README.md").read_text()
+        assert len(text.splitlines()) < 300, study_dir
+        assert "[tables.md](tables.md)" in text and "## How sure we are" in text
+        assert "## Every release" in (folder / "tables.md").read_text()
