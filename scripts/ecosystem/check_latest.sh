@@ -6,7 +6,7 @@
 # A server already captured in $CHECK is skipped (REDO=1 crawls it again).
 # A good capture's install is removed at once (disk stays bounded); a failed
 # one's is kept so a recipe fix re-runs without reinstalling (CLEAN=1 removes
-# it too). Then `python scripts/ecosystem/classify.py check /tmp/eco-check/*/`
+# it too). Then `python -m scripts.ecosystem.classify check /tmp/eco-check/*/`
 # records the results in data/ecosystem/checks.tsv.
 set -u
 CHECK=${CHECK:-/tmp/eco-check}
@@ -15,13 +15,13 @@ export MCPDELTA_DUMMY_TOKEN=mcpdelta-dummy-not-a-secret
 export PUPPETEER_SKIP_DOWNLOAD=1 PUPPETEER_SKIP_CHROMIUM_DOWNLOAD=1 PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
 YAML="$CHECK/yaml-$$"
 mkdir -p "$CHECK/log" "$CHECK/cache"
-.venv/bin/python scripts/ecosystem/classify.py latest "$YAML" "$@" > "$YAML.list" || exit 2
+.venv/bin/python -m scripts.ecosystem.classify latest "$YAML" "$@" > "$YAML.list" || exit 2
 # each server's file is written again just before its crawl: recipe fixes
 # (classify.py build) made while the run goes on are used
 xargs -P 2 -I{} sh -c '
   id=$(basename "$1" .yaml)
   if [ "$REDO" != 1 ] && grep -q "\"ok\": true" "$CHECK/$id/crawl-log.jsonl" 2>/dev/null; then exit 0; fi
-  .venv/bin/python scripts/ecosystem/classify.py latest "$(dirname "$1")" "$id" > /dev/null
+  .venv/bin/python -m scripts.ecosystem.classify latest "$(dirname "$1")" "$id" > /dev/null
   rm -rf "$CHECK/$id"
   timeout 600 nice .venv/bin/mcpdelta crawl --servers "$1" --out "$CHECK/$id" --cache "$CHECK/cache/$id" \
     > "$CHECK/log/$id.log" 2>&1

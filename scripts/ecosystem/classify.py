@@ -1,8 +1,8 @@
 """The ecosystem population: classify every candidate, plan its releases.
 
-    python scripts/ecosystem/classify.py fetch  [--meta DIR]   # registry metadata of every candidate
-    python scripts/ecosystem/classify.py build  [--meta DIR]   # classification.tsv + data/servers/ecosystem.yaml
-    python scripts/ecosystem/classify.py check  CRAWL_DIR...    # latest-release crawl results -> checks.tsv
+    python -m scripts.ecosystem.classify fetch  [--meta DIR]   # registry metadata of every candidate
+    python -m scripts.ecosystem.classify build  [--meta DIR]   # classification.tsv + data/servers/ecosystem.yaml
+    python -m scripts.ecosystem.classify check  CRAWL_DIR...    # latest-release crawl results -> checks.tsv
 
 (fetch and build take --candidates FILE: by default data/ecosystem/candidates.tsv.)
 
@@ -38,11 +38,10 @@ from pathlib import Path
 
 import yaml
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from mcpdelta.crawl.packages import is_prerelease, version_key  # noqa: E402  (the crawler's own order)
-from mcpdelta.crawl.lookups import pypi_url  # noqa: E402
-from mcpdelta.crawl.package_names import name_problem  # noqa: E402  (the crawler's own checks)
-from mcpdelta.inputs import load_yaml, read_text  # noqa: E402  (the one YAML reader: duplicate keys refused)
+from mcpdelta.crawl.lookups import pypi_url
+from mcpdelta.crawl.package_names import name_problem  # the crawler's own checks
+from mcpdelta.crawl.packages import is_prerelease, version_key  # the crawler's own order
+from mcpdelta.inputs import load_yaml, read_text  # the one YAML reader: duplicate keys refused
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = ROOT / "data" / "ecosystem"      # the population's data: candidates, judgements, recipes, checks
@@ -425,7 +424,7 @@ HEADER = """\
 # (data/ecosystem/classification.tsv holds every row and each exclusion's
 # reason), with the releases of its last 18 months chosen by rule, and (the
 # selector ending each list) every release published after them. Generated
-# by `python scripts/ecosystem/classify.py build` from the registry metadata,
+# by `python -m scripts.ecosystem.classify build` from the registry metadata,
 # data/ecosystem/judgements.tsv and data/ecosystem/recipes.yaml: edit those,
 # not this file. An npm release that ships no executable is no server
 # release: {left_out} such releases of these servers' windows are left out
