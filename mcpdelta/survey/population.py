@@ -102,9 +102,8 @@ def population_section(rows) -> str:
         name = "**all**" if r["class"] is None else r["class"]
         lines.append(f"| {name} | {r['candidates']} | {r['npm']} | {r['pypi']} | {r['surveyed']} |")
     if rows["exclusions"]:
-        lines += ["", "`exclusions.sql`: why the others are not surveyed.", ""]
-        lines += [f"- {r['class']}: {cells.cell(r['reason'])}: {r['candidates']} (for example "
-                  f"{', '.join(cells.code(e) for e in r['examples'])})" for r in rows["exclusions"]]
+        lines += ["", f"`exclusions.sql`: why the others are not surveyed, "
+                      f"{cells.count(len(rows['exclusions']), 'reason')} (each with examples in tables.md)."]
     if f:
         lines += ["", f"`funnel.sql`: {cells.count(f['candidates'], 'candidate')} -> {f['servers']} classified as "
                       f"servers ({f['servers_not_surveyed']} of them missing from the servers file) -> "
@@ -124,6 +123,27 @@ def population_section(rows) -> str:
     return "\n".join(lines)
 
 
+def exclusions_section(rows) -> str:
+    """Why each candidate not surveyed is not, with examples (the tables)."""
+    lines = ["## Exclusions", "", "`exclusions.sql`: why the candidates that are not surveyed are not.", ""]
+    lines += [f"- {r['class']}: {cells.cell(r['reason'])}: {r['candidates']} (for example "
+              f"{', '.join(cells.code(e) for e in r['examples'])})" for r in rows["exclusions"]] or ["- none"]
+    return "\n".join(lines)
+
+
+def sdk_differences(rows) -> str:
+    """Each server whose SDK listing differs from the crawler's, or where
+    nothing was compared (the tables)."""
+    differ = [r for r in rows["sdk_check"] if not (r["names_match"] and r["schemas_match"])]
+    lines = ["## Checked against the SDK", "", "`sdk_check.sql`: the latest releases where the official "
+             "`mcp` Python SDK client's listing differs from the crawler's, or where nothing was compared.", ""]
+    lines += [f"- {r['server_id']} {r['version']}: crawler {r['crawler_tools']} tools, SDK "
+              f"{'-' if r['sdk_tools'] is None else r['sdk_tools']}"
+              + (f"; {cells.cell(r['difference'], 300)}" if r["difference"] else "")
+              + ("" if r["checked"] else " (not checked)") for r in differ] or ["- none"]
+    return "\n".join(lines)
+
+
 def sdk_check_item(rows) -> str:
     """The Method section's item on the second capture with the SDK client."""
     s = rows["sdk_check_summary"][0] if rows["sdk_check_summary"] else {"listed": 0}
@@ -139,12 +159,7 @@ def sdk_check_item(rows) -> str:
              "tools (an empty list compares nothing: never a match).")
     differ = [r for r in rows["sdk_check"] if not (r["names_match"] and r["schemas_match"])]
     if differ:
-        item += " Where they differ or nothing was compared:\n\n" + "\n".join(
-            f"  - {r['server_id']} {r['version']}: crawler {r['crawler_tools']} tools, SDK "
-            f"{'-' if r['sdk_tools'] is None else r['sdk_tools']}"
-            + (f"; {cells.cell(r['difference'], 300)}" if r["difference"] else "")
-            + ("" if r["checked"] else " (not checked)")
-            for r in differ)
+        item += f" Where they differ or nothing was compared: {cells.count(len(differ), 'server')} (tables.md)."
     return item
 
 

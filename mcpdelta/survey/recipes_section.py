@@ -26,9 +26,23 @@ def recipes_item(rows) -> str:
             notes.setdefault(r["server_id"], r["tool_set"])
     if not notes:
         return item + " No recipe notes a tool set that depends on configuration."
-    item += (" Where a server's tool set depends on its configuration, its recipe enables the fullest set it "
-             f"can offline, as its note says ({cells.count(total['tool_set_servers'], 'server')}):")
-    return item + "\n\n" + "\n".join(f"  - {server}: {cells.cell(note, 600)}" for server, note in sorted(notes.items()))
+    return item + (" Where a server's tool set depends on its configuration, its recipe enables the fullest set "
+                   f"it can offline, as its note says ({cells.count(total['tool_set_servers'], 'server')}; "
+                   "each note in tables.md).")
+
+
+def tool_set_notes(rows) -> str:
+    """Each server whose tool set depends on its configuration, with its
+    recipe's note (the tables)."""
+    notes = {}
+    for r in rows["recipes"]:
+        if r["level"] == "recipe" and r["tool_set"]:
+            notes.setdefault(r["server_id"], r["tool_set"])
+    lines = ["## Tool sets that depend on configuration", "",
+             "`recipes.sql`: the servers whose recipe enables the fullest tool set they offer offline, "
+             "as each recipe's note says.", ""]
+    return "\n".join(lines + [f"- {server}: {cells.cell(note, 600)}" for server, note in sorted(notes.items())]
+                     or lines + ["- none"])
 
 
 def recipe_lines(rows, server) -> list:

@@ -137,8 +137,7 @@ def readme(rows, figures, page) -> str:
              _method(rows, total, page)]
     if page.population:
         parts.append(pop.population_section(rows))
-    parts += [_failures(rows, total), _honesty(rows), _instructive(rows, limit=5), _rules(rows, top=10),
-              _habits(rows)]
+    parts += [_failures(rows, total), _honesty(rows), _instructive(rows, limit=5), _rules(rows, top=10)]
     if rows["backtest"] and rows["backtest"][0]["packages"]:
         parts.append(_backtest(rows))
     if page.population:
@@ -151,6 +150,9 @@ def tables(rows, page) -> str:
     """Every table the findings are drawn from: coverage and results per
     server, upgrades, every rule, behaviour, description drift and every
     release with its breaks."""
+    from mcpdelta.survey import population as pop
+    from mcpdelta.survey.recipes_section import tool_set_notes
+
     total = _total(rows["coverage"])
     steps = _total(rows["steps_by_server"])
     parts = [f"# How often {page.title} broke their callers: the tables\n\n"
@@ -158,9 +160,13 @@ def tables(rows, page) -> str:
              "[README.md](README.md); every table is the answer of the query under `sql/study/` "
              "named beside it.",
              _coverage(rows, total), _per_server(rows, steps), _upgrades(rows),
-             _rules(rows, top=len(rows["rules"])), behaviour(rows["behaviour"], page.servers_file), drift(rows),
-             _releases(rows)]
-    return _joined(parts)
+             _rules(rows, top=len(rows["rules"])), _habits(rows), behaviour(rows["behaviour"], page.servers_file),
+             drift(rows), tool_set_notes(rows)]
+    if page.population:
+        parts.append(pop.exclusions_section(rows))
+    if page.sdk_check:
+        parts.append(pop.sdk_differences(rows))
+    return _joined(parts + [_releases(rows)])
 
 
 def _joined(parts) -> str:
@@ -171,8 +177,10 @@ def _elsewhere() -> str:
     return f"""## The tables, the site and the dataset
 
 - [{TABLES}]({TABLES}): coverage and results per server, each upgrade to
-  the latest release, every rule that fired, behaviour, description drift
-  per server, and every release with each breaking change and its witness.
+  the latest release, every rule that fired, schema habits over time,
+  behaviour, description drift per server, the recipes' tool-set notes,
+  exclusions, the SDK check's differences, and every release with each
+  breaking change and its witness.
 - `mcpdelta site` (on the study's lake) builds the same study as pages to
   browse: a page per server (its releases, any two of them compared) and
   per rule; the lake's Parquet files are the dataset (`docs/dataset.md`)."""

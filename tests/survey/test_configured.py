@@ -127,7 +127,7 @@ def test_a_tool_set_that_depends_on_a_variable_is_recorded_with_its_recipe(confi
     from mcpdelta.report.safe import md_text
 
     for server in ("full", "mixed"):  # the study says so per server (as literal Markdown)
-        assert f"  - {server}: {md_text(TOOL_SET)}" in text
+        assert f"- {server}: {md_text(TOOL_SET)}" in text
     recipes = [(r["server_id"], r["env"], r["captured"]) for r in rows["recipes"] if r["level"] == "recipe"]
     assert sorted(recipes) == [("bare", [], 0), ("full", ["ADMIN_TOOLS", "SERVICE_URL"], 2),
                                ("mixed", ["ADMIN_TOOLS", "SERVICE_URL"], 1), ("mixed", ["SERVICE_URL"], 1)]

@@ -527,11 +527,11 @@ def test_the_population_page_has_its_sections(study):
     assert ("-> 2 with at least one release captured; 0 more started but never listed a tool where tools "
             "were expected (*empty*, counted as failed).") in text
     assert "Releases: 6 of 7 attempted captured (85.7 %), 0 of the others empty;" in text
-    assert "- excluded: needs a remote service: 2 (for example `@slice/hosted`, `gamma-mcp`)" in text
+    assert "- excluded: needs a remote service: 2 (for example `@slice/hosted`, `gamma-mcp`)" in study["tables"]
     assert ("2 servers listed again, 2 of them checked (both clients listed tools): the names match for 1, "
             "the input schemas too for 1. Not checked: 0 the SDK client could not list, 0 where a client listed "
             "no tools") in text
-    assert "  - beta 2025.3.1: crawler 1 tools, SDK 2; only the SDK lists extra" in text
+    assert "- beta 2025.3.1: crawler 1 tools, SDK 2; only the SDK lists extra" in study["tables"]
     assert "- 2 of the 2 servers with a counted step (100 %) shipped at least one release" in text
     assert "## The five most instructive breaks" in text
     assert "## Compared with single-snapshot captures" in text and "2 servers captured over 6 releases" in text
