@@ -23,7 +23,7 @@ import json
 import os
 import sys
 
-from mcpdelta.commands.diff import SEVERITY_CHOICES, add_gate_arguments
+from mcpdelta.commands import options
 from mcpdelta.errors import InputError
 
 # a PR comment or job summary holds 65,536 characters: keep well under it
@@ -43,24 +43,21 @@ def add_arguments(parser):
                              "merge-base(origin/main))")
     parser.add_argument("--update-baseline", action="store_true",
                         help="after review: rewrite the baselines from the live capture")
-    parser.add_argument("--config", metavar="FILE", help="config file (default: .mcpdelta.yml here, if present)")
-    parser.add_argument("--profile", choices=("strict", "balanced", "advisory"))
-    parser.add_argument("--fail-on", metavar="SEVERITY", help="|".join(SEVERITY_CHOICES))
-    parser.add_argument("--severity-override", metavar="RULE=SEVERITY", action="append", default=[])
-    parser.add_argument("--witness", metavar="SEVERITY", default="BREAKING",
-                        help="witness threshold, or never; every BREAKING schema change is "
-                             "proven either way (default: BREAKING)")
+    options.add_config(parser, if_present=True)
+    options.add_profile(parser)
+    options.add_fail_on(parser)
+    options.add_severity_override(parser)
+    options.add_witness(parser, "witness threshold")
     parser.add_argument("--sarif", metavar="FILE", help="write a SARIF 2.1.0 log here")
     parser.add_argument("--markdown", metavar="FILE",
                         help="write the Markdown report (the job summary's text) here")
     parser.add_argument("--offline", action="store_true",
                         help="install package sweeps from the local cache only")
-    parser.add_argument("--allow-destructive-probes", action="store_true",
-                        help="let probes call tools annotated destructiveHint: true or not annotated "
-                             "readOnlyHint: true (refused by default: a pull request can change the probes)")
-    parser.add_argument("--semantic", action="store_true",
-                        help="attach advisory judge notes (never changes a severity)")
-    add_gate_arguments(parser)
+    options.add_allow_destructive_probes(
+        parser, help="let probes call tools annotated destructiveHint: true or not annotated "
+                     "readOnlyHint: true (refused by default: a pull request can change the probes)")
+    options.add_semantic(parser)
+    options.add_gate(parser)
 
 
 class Checked:

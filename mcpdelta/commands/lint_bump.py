@@ -9,6 +9,7 @@ required it. Over-bumping passes; a version that goes backwards fails.
 import json
 import sys
 
+from mcpdelta.commands import options
 from mcpdelta.report.safe import json_text, no_command_lines, visible
 
 
@@ -21,7 +22,7 @@ def add_arguments(parser):
                         help="the version a tool ships as (repeatable)")
     parser.add_argument("--versions", metavar="FILE",
                         help="YAML mapping of tool name to version (or a declared_versions: block)")
-    parser.add_argument("--format", choices=("text", "json"), default="text")
+    options.add_format(parser)
 
 
 def run(args) -> int:

@@ -4,9 +4,11 @@ import json
 import os
 import sys
 
+from mcpdelta.commands import options
+
 
 def add_arguments(parser):
-    parser.add_argument("manifest", metavar="MANIFEST", help="manifest file (- for stdin)")
+    options.add_manifest(parser)
     parser.add_argument("-o", "--out", metavar="FILE", default="-",
                         help="lockfile to write (default: standard output)")
     parser.add_argument("--declared", metavar="NAME=VERSION", action="append", default=[],
@@ -18,7 +20,7 @@ def add_arguments(parser):
                         help="pin digests only (contracts and probe response shapes left out)")
     parser.add_argument("--generated-for", metavar="NAME",
                         help="server name to record (default: serverInfo.name, else the file name)")
-    parser.add_argument("--format", choices=("text", "json"), default="text")
+    options.add_format(parser)
 
 
 def run(args) -> int:
