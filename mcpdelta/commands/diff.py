@@ -1,6 +1,6 @@
 """``mcpdelta diff OLD NEW``: classify every change; exit 0 / 1 / 2.
 
-The verdict is the policy's, then the gate's (``mcpdelta.gate``): approved
+The verdict is the policy's, then the gate's (``mcpdelta.gate.verdict``): approved
 breaks never fail, ``--fail-on-security`` fails on a judge's security flag,
 and on a prose change no judge answered about."""
 
@@ -40,7 +40,7 @@ def add_arguments(parser):
 
 def run(args) -> int:
     from mcpdelta.config import find_default, load_config
-    from mcpdelta.baselines import read_side
+    from mcpdelta.gate.baselines import read_side
     from mcpdelta.engine.policy import Policy, parse_override, parse_severity
     from mcpdelta.engine.result import DiffResult
     from mcpdelta.errors import InputError
@@ -69,7 +69,7 @@ def run(args) -> int:
 
         annotate(result, config)
     approvals = load_approvals(args)
-    from mcpdelta.gate import close
+    from mcpdelta.gate.verdict import close
 
     close(result, approvals, fail_on_security=args.fail_on_security)
     colour = args.color == "always" or (args.color == "auto" and not args.output and sys.stdout.isatty())
@@ -119,7 +119,7 @@ def load_approvals(args):
         raise InputError("--reason", "goes with --approve")
     if not (args.approvals or args.approve or os.path.lexists(APPROVALS_NAME)):
         return None  # the usual run pays nothing for approvals
-    from mcpdelta import approvals as A
+    from mcpdelta.gate import approvals as A
 
     return A.load(args.approvals, create=args.approve)
 
@@ -130,7 +130,7 @@ def finish_approvals(args, approvals, results) -> int | None:
     expired approval still fails it (renewed by hand, never by --approve)."""
     if approvals is None:
         return None
-    from mcpdelta import approvals as A
+    from mcpdelta.gate import approvals as A
     from mcpdelta.report.safe import visible
 
     for line in A.stale_lines(approvals):

@@ -27,7 +27,7 @@ def run(args) -> int:
     from mcpdelta.contract import CanonicalError
     from mcpdelta.engine.manifest import read_manifest
     from mcpdelta.errors import InputError
-    from mcpdelta import lockfile as L
+    from mcpdelta.gate import lockfile as L
 
     manifest = read_manifest(args.manifest)
     names = {t["name"] for t in manifest.get("tools") or []}
@@ -66,7 +66,7 @@ def run(args) -> int:
 
 def _carried_over(args) -> dict:
     """Semvers already pinned: a baseline is regenerated, not restarted."""
-    from mcpdelta.lockfile import read_lockfile
+    from mcpdelta.gate.lockfile import read_lockfile
 
     prior = args.lock or (args.out if args.out != "-" and os.path.exists(args.out) else None)
     if prior is None:

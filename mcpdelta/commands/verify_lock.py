@@ -45,7 +45,7 @@ def _run_one(args) -> int:
     from mcpdelta.contract import CanonicalError
     from mcpdelta.engine.manifest import read_manifest
     from mcpdelta.errors import InputError
-    from mcpdelta import lockfile as L
+    from mcpdelta.gate import lockfile as L
 
     try:
         if (args.manifest is None) == (args.server is None) or bool(args.servers) != bool(args.server):
@@ -54,7 +54,7 @@ def _run_one(args) -> int:
         if args.server:
             from mcpdelta.crawl.live import capture_live
 
-            from mcpdelta.lockprobes import probes_to_run
+            from mcpdelta.gate.lockprobes import probes_to_run
 
             manifest = capture_live(args.servers, args.server, probes=probes_to_run(lock) or None,
                                     allow_destructive_probes=args.allow_destructive_probes)
