@@ -22,7 +22,7 @@ COMMANDS = {
     "verify-lock": ("mcpdelta.commands.verify_lock", "compare a manifest to a lockfile; exit 3 on drift"),
     "lint-bump": ("mcpdelta.commands.lint_bump", "fail a release whose version under-bumps its changes"),
     "ci": ("mcpdelta.commands.ci", "capture live servers, compare each with its committed baseline, report for CI"),
-    "crawl": ("mcpdelta.crawl.command", "capture manifests from MCP servers"),
+    "crawl": ("mcpdelta.commands.crawl", "capture manifests from MCP servers"),
     "ingest": ("mcpdelta.commands.ingest", "import DIR/<server-id>/<version>.json snapshots into a lake"),
     "survey": ("mcpdelta.commands.survey", "crawl, store, diff every version pair, report (the main job)"),
     "report": ("mcpdelta.commands.report", "write the survey report with every plot (single-file HTML) or each plot as a PNG"),

@@ -24,7 +24,7 @@ from mcpdelta.engine.policy import PROFILES, Ignore, parse_rule, parse_severity
 from mcpdelta.errors import InputError
 
 DEFAULT_NAMES = (".mcpdelta.yml", ".mcpdelta.yaml", ".mcp-inspect.yml")
-APPROVALS_NAME = ".mcpdelta-approvals.yml"  # approved breaks (mcpdelta/approvals.py), read if present
+APPROVALS_NAME = ".mcpdelta-approvals.yml"  # approved breaks (mcpdelta/gate/approvals.py), read if present
 KNOWN_KEYS = ("profile", "fail_on", "severity_overrides", "ignore", "limits", "judges")
 
 

@@ -5,7 +5,7 @@ Captures each live server of the servers file, compares it with its
 committed baseline (``DIR/<server-id>.json``, or a tool-versions lockfile for
 a single server; ``--baseline-at REV`` reads it as committed at REV, such as
 ``merge-base(origin/main)``) and reports. Approved breaks
-(``mcpdelta.approvals``) show but never fail; ``--fail-on-security`` fails
+(``mcpdelta.gate.approvals``) show but never fail; ``--fail-on-security`` fails
 on a change a judge flagged. Under GitHub Actions (the variables it sets)
 it also writes a job summary, annotations within GitHub's limits and step
 outputs; ``--sarif`` writes one SARIF 2.1.0 log for code scanning.
@@ -23,7 +23,7 @@ import json
 import os
 import sys
 
-from mcpdelta.commands.diff import SEVERITY_CHOICES, add_gate_arguments
+from mcpdelta.commands import options
 from mcpdelta.errors import InputError
 
 # a PR comment or job summary holds 65,536 characters: keep well under it
@@ -43,24 +43,21 @@ def add_arguments(parser):
                              "merge-base(origin/main))")
     parser.add_argument("--update-baseline", action="store_true",
                         help="after review: rewrite the baselines from the live capture")
-    parser.add_argument("--config", metavar="FILE", help="config file (default: .mcpdelta.yml here, if present)")
-    parser.add_argument("--profile", choices=("strict", "balanced", "advisory"))
-    parser.add_argument("--fail-on", metavar="SEVERITY", help="|".join(SEVERITY_CHOICES))
-    parser.add_argument("--severity-override", metavar="RULE=SEVERITY", action="append", default=[])
-    parser.add_argument("--witness", metavar="SEVERITY", default="BREAKING",
-                        help="witness threshold, or never; every BREAKING schema change is "
-                             "proven either way (default: BREAKING)")
+    options.add_config(parser, if_present=True)
+    options.add_profile(parser)
+    options.add_fail_on(parser)
+    options.add_severity_override(parser)
+    options.add_witness(parser, "witness threshold")
     parser.add_argument("--sarif", metavar="FILE", help="write a SARIF 2.1.0 log here")
     parser.add_argument("--markdown", metavar="FILE",
                         help="write the Markdown report (the job summary's text) here")
     parser.add_argument("--offline", action="store_true",
                         help="install package sweeps from the local cache only")
-    parser.add_argument("--allow-destructive-probes", action="store_true",
-                        help="let probes call tools annotated destructiveHint: true or not annotated "
-                             "readOnlyHint: true (refused by default: a pull request can change the probes)")
-    parser.add_argument("--semantic", action="store_true",
-                        help="attach advisory judge notes (never changes a severity)")
-    add_gate_arguments(parser)
+    options.add_allow_destructive_probes(
+        parser, help="let probes call tools annotated destructiveHint: true or not annotated "
+                     "readOnlyHint: true (refused by default: a pull request can change the probes)")
+    options.add_semantic(parser)
+    options.add_gate(parser)
 
 
 class Checked:
@@ -108,7 +105,7 @@ def _run(args) -> int:
     if args.baseline_at:
         if args.update_baseline:
             raise InputError("--baseline-at", "reads committed baselines; --update-baseline writes the working tree's")
-        from mcpdelta.baselines import resolve
+        from mcpdelta.gate.baselines import resolve
 
         at = (args.baseline_at, resolve(args.baseline_at, "--baseline-at"))
     lockfile = args.baseline.endswith((".yaml", ".yml")) if at else not os.path.isdir(args.baseline) and (
@@ -161,7 +158,7 @@ def _check(server_id: str, args, policy, lockfile: bool, at, config, approvals) 
 def _compare(server_id: str, args, policy, lockfile: bool, at, config, approvals) -> Checked:
     from mcpdelta.crawl.live import capture_live
     from mcpdelta.engine.result import DiffResult
-    from mcpdelta.gate import close
+    from mcpdelta.gate.verdict import close
     from mcpdelta.names import path_in
 
     path = args.baseline if lockfile else path_in(args.baseline, server_id, ".json", what="server id")
@@ -221,18 +218,18 @@ def _read_baseline(path: str, lockfile: bool, at=None) -> tuple[dict, list]:
         from mcpdelta.engine.manifest import DEFAULT_MAX_BYTES, parse_manifest, read_manifest
 
         if at:
-            from mcpdelta.baselines import read_at
+            from mcpdelta.gate.baselines import read_at
 
             where = f"git:{at[0]}:{path}"
             return parse_manifest(read_at(at[1], path, DEFAULT_MAX_BYTES, where, at[0]), where), []
         if not os.path.exists(path):
             raise InputError(path, "no baseline for this server (write one with --update-baseline)")
         return read_manifest(path), []
-    from mcpdelta.lockfile import parse_lockfile, read_lockfile
-    from mcpdelta.lockprobes import probes_to_run
+    from mcpdelta.gate.lockfile import parse_lockfile, read_lockfile
+    from mcpdelta.gate.lockprobes import probes_to_run
 
     if at:
-        from mcpdelta.baselines import read_at
+        from mcpdelta.gate.baselines import read_at
         from mcpdelta.inputs import DEFAULT_LIMIT, load_yaml
 
         where = f"git:{at[0]}:{path}"
@@ -251,7 +248,7 @@ def _read_baseline(path: str, lockfile: bool, at=None) -> tuple[dict, list]:
 
 
 def _write_baseline(path: str, live: dict, lockfile: bool, server_id: str) -> None:
-    from mcpdelta import lockfile as L
+    from mcpdelta.gate import lockfile as L
 
     if not lockfile:
         L.write_text(path, json.dumps(live, indent=2, ensure_ascii=False) + "\n")
@@ -288,7 +285,7 @@ def _counts(checked) -> dict:
 
 
 def _overall(checked) -> tuple[str, str]:
-    from mcpdelta.lockfile import RANK
+    from mcpdelta.gate.lockfile import RANK
 
     results = [c.result for c in checked if c.result]
     grade = max((r.grade for r in results), key=RANK.__getitem__, default="none")
@@ -332,7 +329,7 @@ def _outputs(verdict, grade, checked, counts, stale: int = 0) -> None:
     """The step outputs, when GitHub Actions asks for them (``$GITHUB_OUTPUT``)."""
     if not os.environ.get("GITHUB_OUTPUT"):
         return
-    from mcpdelta.gate import of
+    from mcpdelta.gate.verdict import of
 
     approved = sum(of(c.result).counts(c.result.changes)["approved"] for c in checked if c.result)
     lines = [f"verdict={verdict}", f"grade={grade}", f"servers={len(checked)}",
@@ -384,7 +381,7 @@ def summary_markdown(checked, verdict: str, grade: str, counts: dict,
         else:
             state = "baseline written" if c.updated else f"error: {md_text(c.error)}"
             head.append(f"| {md_code(c.server_id)} | {state} | | " + " | ".join("" for _ in SEVERITIES) + " |")
-    from mcpdelta.approvals import stale_lines
+    from mcpdelta.gate.approvals import stale_lines
 
     stale = stale_lines(approvals)
     if stale:

@@ -1,14 +1,13 @@
 """``mcpdelta diff OLD NEW``: classify every change; exit 0 / 1 / 2.
 
-The verdict is the policy's, then the gate's (``mcpdelta.gate``): approved
+The verdict is the policy's, then the gate's (``mcpdelta.gate.verdict``): approved
 breaks never fail, ``--fail-on-security`` fails on a judge's security flag,
 and on a prose change no judge answered about."""
 
 import sys
 
+from mcpdelta.commands import options
 from mcpdelta.report import FORMATS
-
-SEVERITY_CHOICES = ("BREAKING", "POTENTIALLY_BREAKING", "NON_BREAKING", "DOCUMENTATION", "never")
 
 
 def add_arguments(parser):
@@ -17,48 +16,31 @@ def add_arguments(parser):
     parser.add_argument("old", metavar="OLD", help=f"old {side}")
     parser.add_argument("new", metavar="NEW", help=f"new {side}")
     parser.add_argument("--servers", metavar="FILE", help="servers file that live:SERVER_ID sides name")
-    parser.add_argument("--allow-destructive-probes", action="store_true",
-                        help="live sides: let probes call tools annotated destructiveHint: true or not "
-                             "annotated readOnlyHint: true (refused by default)")
+    options.add_allow_destructive_probes(
+        parser, help="live sides: let probes call tools annotated destructiveHint: true or not "
+                     "annotated readOnlyHint: true (refused by default)")
     parser.add_argument("--format", choices=FORMATS, default="text", metavar="FORMAT",
                         help=", ".join(FORMATS) + " (default: text)")
-    parser.add_argument("--config", metavar="FILE",
-                        help="config file (default: .mcpdelta.yml here, if present)")
-    parser.add_argument("--profile", choices=("strict", "balanced", "advisory"))
-    parser.add_argument("--fail-on", metavar="SEVERITY", help="|".join(SEVERITY_CHOICES))
-    parser.add_argument("--severity-override", metavar="RULE=SEVERITY", action="append",
-                        default=[], help="repeatable")
-    parser.add_argument("--semantic", action="store_true",
-                        help="attach advisory judge notes (never changes a severity)")
+    options.add_config(parser, if_present=True)
+    options.add_profile(parser)
+    options.add_fail_on(parser)
+    options.add_severity_override(parser, help="repeatable")
+    options.add_semantic(parser)
     parser.add_argument("--show", metavar="SEVERITY", default="DOCUMENTATION",
                         help="text and markdown: list changes at or above this severity "
                              "(display only; --fail-on decides the exit status)")
     parser.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of stdout")
     parser.add_argument("--color", choices=("auto", "always", "never"), default="auto")
-    parser.add_argument("--witness", metavar="SEVERITY", default="BREAKING",
-                        help="build a witness (a concrete call or result proving the change) for "
-                             "schema changes at or above this severity, or never; every BREAKING "
-                             "schema change is proven either way (default: BREAKING)")
+    options.add_witness(parser, "build a witness (a concrete call or result proving the change) for "
+                                "schema changes at or above this severity")
     parser.add_argument("--witness-candidates", type=int, default=200, metavar="N",
                         help="candidates the bounded search may try per change (default: 200)")
-    add_gate_arguments(parser)
-
-
-def add_gate_arguments(parser):
-    """Options ``diff`` and ``ci`` share: approvals and the security gate."""
-    parser.add_argument("--approvals", metavar="FILE",
-                        help="approved breaks (default: .mcpdelta-approvals.yml here, if present)")
-    parser.add_argument("--approve", action="store_true",
-                        help="add an entry for every unapproved change that fails the build to the "
-                             "approvals file, for a human to give a reason and commit")
-    parser.add_argument("--reason", metavar="TEXT", help="with --approve: the reason written in each entry")
-    parser.add_argument("--fail-on-security", action="store_true",
-                        help="also fail when a judge flags a change security-relevant (severities unchanged)")
+    options.add_gate(parser)
 
 
 def run(args) -> int:
     from mcpdelta.config import find_default, load_config
-    from mcpdelta.baselines import read_side
+    from mcpdelta.gate.baselines import read_side
     from mcpdelta.engine.policy import Policy, parse_override, parse_severity
     from mcpdelta.engine.result import DiffResult
     from mcpdelta.errors import InputError
@@ -87,7 +69,7 @@ def run(args) -> int:
 
         annotate(result, config)
     approvals = load_approvals(args)
-    from mcpdelta.gate import close
+    from mcpdelta.gate.verdict import close
 
     close(result, approvals, fail_on_security=args.fail_on_security)
     colour = args.color == "always" or (args.color == "auto" and not args.output and sys.stdout.isatty())
@@ -137,7 +119,7 @@ def load_approvals(args):
         raise InputError("--reason", "goes with --approve")
     if not (args.approvals or args.approve or os.path.lexists(APPROVALS_NAME)):
         return None  # the usual run pays nothing for approvals
-    from mcpdelta import approvals as A
+    from mcpdelta.gate import approvals as A
 
     return A.load(args.approvals, create=args.approve)
 
@@ -148,7 +130,7 @@ def finish_approvals(args, approvals, results) -> int | None:
     expired approval still fails it (renewed by hand, never by --approve)."""
     if approvals is None:
         return None
-    from mcpdelta import approvals as A
+    from mcpdelta.gate import approvals as A
     from mcpdelta.report.safe import visible
 
     for line in A.stale_lines(approvals):

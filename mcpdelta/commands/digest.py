@@ -2,10 +2,12 @@
 
 import sys
 
+from mcpdelta.commands import options
+
 
 def add_arguments(parser):
-    parser.add_argument("manifest", metavar="MANIFEST", help="manifest file (- for stdin)")
-    parser.add_argument("--format", choices=("text", "json"), default="text")
+    options.add_manifest(parser)
+    options.add_format(parser)
 
 
 def run(args) -> int:

@@ -32,10 +32,10 @@ def add_arguments(parser):
     options.add_lake(parser)
     parser.add_argument("--since", metavar="DATE",
                         help="only changes whose newer release was captured on or after DATE (ISO date)")
-    parser.add_argument("--format", choices=("text", "markdown", "json", "html"), default="text")
-    parser.add_argument("--config", metavar="FILE", help="config file (default: .mcpdelta.yml here)")
-    parser.add_argument("--profile", choices=("strict", "balanced", "advisory"))
-    parser.add_argument("--severity-override", metavar="RULE=SEVERITY", action="append", default=[])
+    options.add_format(parser, choices=("text", "markdown", "json", "html"))
+    options.add_config(parser)
+    options.add_profile(parser)
+    options.add_severity_override(parser)
 
 
 def run(args) -> int:

@@ -7,8 +7,7 @@ from mcpdelta.commands import options
 def add_arguments(parser):
     parser.add_argument("folder", metavar="DIR", help="DIR/<server-id>/<version>.json")
     options.add_lake(parser)
-    parser.add_argument("--wait", action="store_true",
-                        help="if another mcpdelta is writing the lake, wait for it (default: fail at once)")
+    options.add_wait(parser)
 
 
 def run(args) -> int:

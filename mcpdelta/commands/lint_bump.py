@@ -9,6 +9,7 @@ required it. Over-bumping passes; a version that goes backwards fails.
 import json
 import sys
 
+from mcpdelta.commands import options
 from mcpdelta.report.safe import json_text, no_command_lines, visible
 
 
@@ -21,7 +22,7 @@ def add_arguments(parser):
                         help="the version a tool ships as (repeatable)")
     parser.add_argument("--versions", metavar="FILE",
                         help="YAML mapping of tool name to version (or a declared_versions: block)")
-    parser.add_argument("--format", choices=("text", "json"), default="text")
+    options.add_format(parser)
 
 
 def run(args) -> int:
@@ -35,7 +36,7 @@ def _run_one(args) -> int:
     from mcpdelta.contract import CanonicalError
     from mcpdelta.engine.manifest import read_manifest
     from mcpdelta.errors import InputError
-    from mcpdelta import lockfile as L
+    from mcpdelta.gate import lockfile as L
 
     lock = L.read_lockfile(args.lock)
     manifest = read_manifest(args.manifest)
@@ -62,7 +63,7 @@ def _run_one(args) -> int:
 def lint(drift, declared) -> dict:
     """One tool's verdict as a plain dict (the JSON output's row)."""
     from mcpdelta.engine.policy import grade
-    from mcpdelta.lockfile import RANK, bump_of
+    from mcpdelta.gate.lockfile import RANK, bump_of
 
     row = {"tool": drift.name, "status": drift.status, "required": None, "prior": drift.semver,
            "declared": declared, "bump": None, "ok": True, "reason": None, "changes": []}

@@ -4,9 +4,11 @@ import json
 import os
 import sys
 
+from mcpdelta.commands import options
+
 
 def add_arguments(parser):
-    parser.add_argument("manifest", metavar="MANIFEST", help="manifest file (- for stdin)")
+    options.add_manifest(parser)
     parser.add_argument("-o", "--out", metavar="FILE", default="-",
                         help="lockfile to write (default: standard output)")
     parser.add_argument("--declared", metavar="NAME=VERSION", action="append", default=[],
@@ -18,14 +20,14 @@ def add_arguments(parser):
                         help="pin digests only (contracts and probe response shapes left out)")
     parser.add_argument("--generated-for", metavar="NAME",
                         help="server name to record (default: serverInfo.name, else the file name)")
-    parser.add_argument("--format", choices=("text", "json"), default="text")
+    options.add_format(parser)
 
 
 def run(args) -> int:
     from mcpdelta.contract import CanonicalError
     from mcpdelta.engine.manifest import read_manifest
     from mcpdelta.errors import InputError
-    from mcpdelta import lockfile as L
+    from mcpdelta.gate import lockfile as L
 
     manifest = read_manifest(args.manifest)
     names = {t["name"] for t in manifest.get("tools") or []}
@@ -64,7 +66,7 @@ def run(args) -> int:
 
 def _carried_over(args) -> dict:
     """Semvers already pinned: a baseline is regenerated, not restarted."""
-    from mcpdelta.lockfile import read_lockfile
+    from mcpdelta.gate.lockfile import read_lockfile
 
     prior = args.lock or (args.out if args.out != "-" and os.path.exists(args.out) else None)
     if prior is None:

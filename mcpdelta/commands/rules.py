@@ -4,12 +4,14 @@ explained with an example pair and its output."""
 
 import sys
 
+from mcpdelta.commands import options
+
 
 def add_arguments(parser):
     parser.add_argument("rule", nargs="*", metavar="RULE",
                         help="explain these rules (ids or globs: tool.input.*): severity, direction, "
                              "what fires it, what to do, an example pair and its output")
-    parser.add_argument("--format", choices=("text", "json", "markdown"), default="text")
+    options.add_format(parser, choices=("text", "json", "markdown"))
 
 
 def run(args) -> int:

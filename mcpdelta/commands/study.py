@@ -6,6 +6,8 @@ its figures (``mcpdelta/survey/study.py``)."""
 
 import sys
 
+from mcpdelta.commands import options
+
 
 def add_arguments(parser):
     parser.add_argument("servers", metavar="SERVERS", help="servers.yaml or registry server.json")
@@ -30,13 +32,11 @@ def add_arguments(parser):
                              "beside the study's own")
     parser.add_argument("--title", help='the page\'s subject: "How often TITLE broke their callers" '
                                         '(default: the surveyed MCP servers)')
-    parser.add_argument("--config", metavar="FILE", help="config file (default: .mcpdelta.yml here)")
-    parser.add_argument("--workers", type=int, metavar="N", help="processes that diff: the survey and N-1 workers (default: one per core)")
-    parser.add_argument("--format", choices=("text", "json"), default="text")
-    parser.add_argument("--allow-destructive-probes", action="store_true",
-                        help="let probes call tools annotated destructiveHint: true (refused by default)")
-    parser.add_argument("--wait", action="store_true",
-                        help="if another mcpdelta is writing the lake, wait for it (default: fail at once)")
+    options.add_config(parser)
+    options.add_workers(parser)
+    options.add_format(parser)
+    options.add_allow_destructive_probes(parser)
+    options.add_wait(parser)
 
 
 def run(args) -> int:

@@ -17,25 +17,20 @@ def add_arguments(parser):
     parser.add_argument("--no-crawl", action="store_true", help="survey the lake as it is")
     parser.add_argument("--pairs", choices=PAIR_MODES, default="consecutive")
     parser.add_argument("--since", metavar="DATE", help="only pairs whose newer capture is this recent (ISO date)")
-    parser.add_argument("--config", metavar="FILE", help="config file (default: .mcpdelta.yml here)")
-    parser.add_argument("--profile", choices=("strict", "balanced", "advisory"))
-    parser.add_argument("--severity-override", metavar="RULE=SEVERITY", action="append", default=[])
+    options.add_config(parser)
+    options.add_profile(parser)
+    options.add_severity_override(parser)
     parser.add_argument("--report", metavar="DIR", help="report folder (default: next to the lake)")
-    parser.add_argument("--format", choices=("text", "json"), default="text")
-    parser.add_argument("--workers", type=int, metavar="N", help="processes that diff: the survey and N-1 workers (default: one per core)")
-    parser.add_argument("--witness", metavar="SEVERITY", default="BREAKING",
-                        help="build witnesses for schema changes at or above this severity, "
-                             "or never; every BREAKING schema change is proven either way "
-                             "(default: BREAKING)")
+    options.add_format(parser)
+    options.add_workers(parser)
+    options.add_witness(parser, "build witnesses for schema changes at or above this severity")
     parser.add_argument("--offline", action="store_true",
                         help="no registry look-ups or installs for version sweeps")
     parser.add_argument("--recapture", action="store_true",
                         help="capture every release of a version sweep again, even those the lake holds "
                              "(default: only releases the lake holds no capture of)")
-    parser.add_argument("--allow-destructive-probes", action="store_true",
-                        help="let probes call tools annotated destructiveHint: true (refused by default)")
-    parser.add_argument("--wait", action="store_true",
-                        help="if another mcpdelta is writing the lake, wait for it (default: fail at once)")
+    options.add_allow_destructive_probes(parser)
+    options.add_wait(parser)
 
 
 def run(args) -> int:

@@ -13,6 +13,8 @@ pinned under an unknown digest scheme is reported and never fails the run.
 import json
 import sys
 
+from mcpdelta.commands import options
+
 DRIFT, UNREADABLE = 3, 2
 STATUSES = ("added", "removed", "changed", "unknown_scheme")
 
@@ -23,12 +25,12 @@ def add_arguments(parser):
                              "(as a pre-commit hook passes them); or capture a live server with --servers/--server")
     parser.add_argument("--servers", metavar="FILE", help="servers.yaml holding the live server")
     parser.add_argument("--server", metavar="ID", help="the id of the live server to capture")
-    parser.add_argument("--allow-destructive-probes", action="store_true",
-                        help="let the pinned probes call tools annotated destructiveHint: true or not "
-                             "annotated readOnlyHint: true (refused by default)")
+    options.add_allow_destructive_probes(
+        parser, help="let the pinned probes call tools annotated destructiveHint: true or not "
+                     "annotated readOnlyHint: true (refused by default)")
     parser.add_argument("--lock", metavar="FILE", default="tool-versions.lock.yaml",
                         help="lockfile (default: tool-versions.lock.yaml)")
-    parser.add_argument("--format", choices=("text", "json"), default="text")
+    options.add_format(parser)
 
 
 def run(args) -> int:
@@ -43,7 +45,7 @@ def _run_one(args) -> int:
     from mcpdelta.contract import CanonicalError
     from mcpdelta.engine.manifest import read_manifest
     from mcpdelta.errors import InputError
-    from mcpdelta import lockfile as L
+    from mcpdelta.gate import lockfile as L
 
     try:
         if (args.manifest is None) == (args.server is None) or bool(args.servers) != bool(args.server):
@@ -52,7 +54,7 @@ def _run_one(args) -> int:
         if args.server:
             from mcpdelta.crawl.live import capture_live
 
-            from mcpdelta.lockprobes import probes_to_run
+            from mcpdelta.gate.lockprobes import probes_to_run
 
             manifest = capture_live(args.servers, args.server, probes=probes_to_run(lock) or None,
                                     allow_destructive_probes=args.allow_destructive_probes)

@@ -7,7 +7,8 @@ lists), ``packages`` (version sweeps and the install cache), ``lookups``
 (registry look-ups of published versions), ``pypi`` (PyPI releases into
 venvs, uv or pip), ``toolchain`` (npm, uv, pip and the interpreters of the
 machine), ``redact`` (secrets out of everything written), ``runner``
-(concurrency, retries, isolation, files), ``command`` (``mcpdelta crawl``).
+(concurrency, retries, isolation, files); ``mcpdelta crawl`` is
+``mcpdelta.commands.crawl``.
 """
 
 from .errors import CrawlError

@@ -60,7 +60,7 @@ def severity_counts(summary) -> str:
 def gate_counts(result) -> str:
     """``, 2 approved, 1 approval expired, 1 security-relevant``: what the
     gate (approvals, judges' security flags) made of the changes; '' for none."""
-    from mcpdelta.gate import of
+    from mcpdelta.gate.verdict import of
 
     counts = of(result).counts(result.changes)
     words = {"approved": "approved", "expired": "approval{s} expired", "security": "security-relevant"}

@@ -6,7 +6,7 @@ it; approved breaks listed with their reasons (and expiry), suppressed
 changes counted, not listed."""
 
 from mcpdelta.engine.catalog import SEVERITIES
-from mcpdelta.gate import of, security_notes
+from mcpdelta.gate.verdict import of, security_notes
 from mcpdelta.report import gate_counts, severity_counts
 from mcpdelta.report.markdown_format import code, text
 from mcpdelta.report.safe import no_command_lines

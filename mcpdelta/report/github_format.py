@@ -7,7 +7,7 @@ annotations of each kind per step; the rest would be dropped silently, so
 past ``max_annotations`` of a kind the summary line counts what was left
 out instead. ``mcpdelta ci`` applies the same cap across all its servers."""
 
-from mcpdelta.gate import of, security_notes
+from mcpdelta.gate.verdict import of, security_notes
 from mcpdelta.report import headline
 from mcpdelta.report.safe import visible, workflow_message, workflow_property
 from mcpdelta.report.view import approval_text, message

@@ -11,14 +11,14 @@ def as_json(result) -> dict:
     """``mcpdelta.diff/v1``; with an approvals file in use each change also
     carries its ``fingerprint`` and ``approval``, and the document the file's
     ``approvals`` tally (stale entries included)."""
-    from mcpdelta.gate import of
+    from mcpdelta.gate.verdict import of
 
     doc = result.as_json()
     gate = of(result)
     if gate.fail_on_security:
         doc["fail_on_security"] = True
     if gate.approvals is not None:
-        from mcpdelta.approvals import fingerprint, server_name
+        from mcpdelta.gate.approvals import fingerprint, server_name
 
         server = server_name(result)
         for change, out in zip(result.changes, doc["changes"]):

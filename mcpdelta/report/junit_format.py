@@ -4,7 +4,7 @@ failure threshold, other changes as system-out. Every value passes through
 
 import xml.etree.ElementTree as ET
 
-from mcpdelta.gate import of, security_notes
+from mcpdelta.gate.verdict import of, security_notes
 from mcpdelta.report import groups
 from mcpdelta.report.safe import visible as v
 from mcpdelta.report.view import approval_text, kind_of

@@ -3,7 +3,7 @@ a summary table first, then the changes by entity kind and rule, long
 entity lists and the less severe kinds of change collapsed, and the whole
 kept under ``max_chars`` (GitHub holds 65,536 characters in a comment)."""
 
-from mcpdelta.gate import of
+from mcpdelta.gate.verdict import of
 from mcpdelta.report import headline
 from mcpdelta.report.safe import md_code as code
 from mcpdelta.report.safe import md_text as text

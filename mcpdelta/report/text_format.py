@@ -3,7 +3,7 @@ kind, one statement per rule and message with the entities it holds for."""
 
 import os
 
-from mcpdelta.gate import of
+from mcpdelta.gate.verdict import of
 from mcpdelta.report import headline
 from mcpdelta.report.safe import no_command_lines, visible
 from mcpdelta.report.view import approval_text, compact, cut, hidden_count, plural, rule_counts, sections

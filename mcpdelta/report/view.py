@@ -243,7 +243,7 @@ def shown(change, show: str) -> bool:
 
 def sections(changes, show: str = "DOCUMENTATION", gate=None) -> list:
     """Live changes at or above ``show``, arranged; approved ones after the
-    live ones of their kind, suppressed ones last. ``gate`` (mcpdelta.gate)
+    live ones of their kind, suppressed ones last. ``gate`` (mcpdelta.gate.verdict)
     says which are approved."""
     buckets = {}
     for c in changes:

@@ -259,7 +259,7 @@ def test_approve_appends_to_a_reviewed_file_and_keeps_its_comments(pair):
 
 
 def test_fingerprints_ignore_notation_and_name_the_meaning():
-    from mcpdelta.approvals import fingerprint
+    from mcpdelta.gate.approvals import fingerprint
     from mcpdelta.engine.change import Change
 
     def change(old, new, path="/tools/t/inputSchema/properties/p"):

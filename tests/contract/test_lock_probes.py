@@ -170,7 +170,7 @@ BAD = [
 @pytest.mark.parametrize("block, problem", BAD)
 def test_a_malformed_probes_block_is_refused_naming_the_entry(weather, block, problem):
     from mcpdelta.errors import InputError
-    from mcpdelta.lockfile import parse_lockfile
+    from mcpdelta.gate.lockfile import parse_lockfile
 
     lock = yaml.safe_load((weather / "lock.yaml").read_text())
     lock["tools"]["get_conditions"]["probes"] = yaml.safe_load(block)["probes"]
@@ -181,7 +181,7 @@ def test_a_malformed_probes_block_is_refused_naming_the_entry(weather, block, pr
 
 def test_two_tools_cannot_pin_one_probe_name(weather):
     from mcpdelta.errors import InputError
-    from mcpdelta.lockfile import parse_lockfile
+    from mcpdelta.gate.lockfile import parse_lockfile
 
     lock = yaml.safe_load((weather / "lock.yaml").read_text())
     lock["tools"]["get_forecast"]["probes"] = lock["tools"]["get_conditions"]["probes"]

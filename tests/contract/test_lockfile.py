@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from mcpdelta.contract import jcs
-from mcpdelta.lockfile import bump_of, parse_semver
+from mcpdelta.gate.lockfile import bump_of, parse_semver
 
 from .conftest import EXAMPLE, manifest, write_json
 
@@ -195,7 +195,7 @@ def test_parse_semver_rejects(text):
 
 from hypothesis import given, settings, strategies as st  # noqa: E402
 
-from mcpdelta.lockfile import build_lockfile, dump_lockfile, parse_lockfile  # noqa: E402
+from mcpdelta.gate.lockfile import build_lockfile, dump_lockfile, parse_lockfile  # noqa: E402
 
 _text = st.text(alphabet=st.characters(exclude_categories=("Cs",)), max_size=10)
 _values = st.recursive(

@@ -155,7 +155,7 @@ def _json_bounds(d, outside):
     alpha = {"tools": [{"name": "alpha", "description": "First tool, 1.0.0.", "inputSchema": {"type": "object"}}]}
     for sid in ("good", "answer"):  # each has its baseline: the capture itself is what fails
         (baselines / f"{sid}.json").write_text(json.dumps(alpha))
-    from mcpdelta import lockfile as L
+    from mcpdelta.gate import lockfile as L
 
     lock = d / "alpha.lock.yaml"
     L.write_text(str(lock), L.dump_lockfile(L.build_lockfile(alpha, "answer", {})))
@@ -494,7 +494,7 @@ def _probes(d, outside):
         cases.append(Case(f"crawl {' '.join(flag)}: probes of a destructive, an unannotated and a read-only tool",
                           ["crawl", "--servers", servers, "--out", out, *flag], item=6, verify=called))
     # a lockfile (a file a pull request can change) pinning a call to each tool
-    from mcpdelta import lockfile as L
+    from mcpdelta.gate import lockfile as L
 
     marker = d / "marker-lock"
     servers = _servers(d, "servers-probes-lock.yaml", [("probes", "probes", f'env: {{MARKER: "{marker}"}}')])

@@ -4,7 +4,7 @@ The policy (``mcpdelta.engine.policy``) sets severities, suppressions and the
 failure threshold. Two project decisions then move the verdict, and only
 the verdict:
 
-- an approved change (``mcpdelta.approvals``) never fails the build, and
+- an approved change (``mcpdelta.gate.approvals``) never fails the build, and
   an expired approval fails again;
 - with ``--fail-on-security``, a change a judge flagged as security-relevant
   fails the build whatever its severity.

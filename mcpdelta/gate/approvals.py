@@ -245,7 +245,7 @@ def append(approvals: Approvals, changes: list, reason: str | None) -> int:
     """Add an entry per ``(change, fingerprint, server)`` at the end of the file (a
     new file gets the header). The file's own text, comments included, is
     kept as written. Returns how many were added."""
-    from mcpdelta.lockfile import write_text
+    from mcpdelta.gate.lockfile import write_text
 
     text = HEADER if approvals.text is None else approvals.text
     if not text.endswith("\n"):
@@ -269,7 +269,7 @@ def append(approvals: Approvals, changes: list, reason: str | None) -> int:
 def to_approve(result) -> list:
     """(change, fingerprint, server) for each change of ``result`` that fails
     the build and no entry names (an expired entry is renewed by hand)."""
-    from mcpdelta.gate import of
+    from mcpdelta.gate.verdict import of
 
     gate, server = of(result), server_name(result)
     return [(c, fingerprint(c, server), server) for c in result.changes

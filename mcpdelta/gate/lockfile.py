@@ -8,7 +8,7 @@
 
 ``contract`` is optional. With it, a changed tool is diffed by the engine and
 graded; without it, drift is still detected and grades as at least a patch.
-``probes`` is optional too (``mcpdelta/lockprobes.py``): what the tool's
+``probes`` is optional too (``mcpdelta/gate/lockprobes.py``): what the tool's
 probe calls returned, checked again when the compared manifest holds probes.
 """
 
@@ -17,7 +17,7 @@ import re
 import yaml
 
 from mcpdelta import contract as C
-from mcpdelta import lockprobes as P
+from mcpdelta.gate import lockprobes as P
 from mcpdelta.engine.change import sorted_keys
 from mcpdelta.errors import InputError
 from mcpdelta.inputs import load_yaml, read_text

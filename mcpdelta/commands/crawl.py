@@ -24,6 +24,7 @@ import signal
 import sys
 from pathlib import Path
 
+from mcpdelta.commands import options
 from mcpdelta.errors import InputError
 
 
@@ -53,19 +54,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="capture again the package releases --out already holds a good capture of")
     parser.add_argument("--release-installs", action="store_true",
                         help="remove each package install once it is captured (the last pass that needs it)")
-    parser.add_argument("--allow-destructive-probes", action="store_true",
-                        help="let probes call tools annotated destructiveHint: true (refused by default)")
+    options.add_allow_destructive_probes(parser)
     parser.add_argument("--download-cache-gb", type=float, metavar="GB", default=20.0,
                         help="bound of npm's and pip's download caches under --cache (default 20)")
 
 
 def run(args: argparse.Namespace) -> int:
-    from .model import ClientIdentity
-    from .packages import PackageCache, default_cache
-    from .probes import ProbePolicy
-    from .runner import crawl
-    from .servers import load
-    from .stdio import kill_all
+    from mcpdelta.crawl.model import ClientIdentity
+    from mcpdelta.crawl.packages import PackageCache, default_cache
+    from mcpdelta.crawl.probes import ProbePolicy
+    from mcpdelta.crawl.runner import crawl
+    from mcpdelta.crawl.servers import load
+    from mcpdelta.crawl.stdio import kill_all
 
     targets, limits = load(args.servers)
     if args.only:
@@ -82,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
         if args.timeout <= 0:
             raise InputError("--timeout", "must be positive")
         limits.start_timeout_s = limits.request_timeout_s = args.timeout
-    from .model import MODERN_PROTOCOL_VERSIONS
+    from mcpdelta.crawl.model import MODERN_PROTOCOL_VERSIONS
 
     client = ClientIdentity()
     for flag, value, attr in (("--client-name", args.client_name, "name"),
