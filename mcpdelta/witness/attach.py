@@ -496,14 +496,13 @@ def _work(change, rule, side, suffix, rule_rel, old_raw, new_raw, max_candidates
                 if grade == 2:
                     found = candidate
                     break
-                if grade == 1:
+                if grade == 1 and loose is None:
                     # refused also for an old required property it lacks: filled in, it may show
                     # its own change alone
                     mended = construct.filled_at(candidate, loc, r_judge.top_errors)
                     if mended is not None and tier(mended) == 2:
                         found = mended
                         break
-                if grade == 1 and loose is None:
                     loose = candidate
                     after_loose = tried + LOOSE_TAIL
                     if r_norm_judge is not None and stuck(r_norm_judge, loose, attributed):
