@@ -2,6 +2,8 @@
 the lake holds (a server or a file chose it) as literal Markdown on one
 line. Every section module writes its cells with these."""
 
+import json
+
 
 def count(n, noun) -> str:
     n = 0 if n is None else n
@@ -46,3 +48,28 @@ def code(text, limit=160) -> str:
     from mcpdelta.report.safe import md_code
 
     return md_code(cut(text, limit))
+
+
+def total(table) -> dict:
+    """The "all" row of a per-server table (the one without a server)."""
+    return next((r for r in table if r["server_id"] is None), {})
+
+
+def witness(witness_json, limit=120) -> str:
+    """A stored witness as "kind value", the value as literal Markdown."""
+    from mcpdelta.errors import InputError
+    from mcpdelta.inputs import load_json
+
+    try:
+        witness = load_json(witness_json, "a witness")  # bounded: a lake cell
+    except InputError:
+        return "(unreadable)"
+    if not isinstance(witness, dict):
+        return "(unreadable)"
+    value = json.dumps(witness.get("value"), ensure_ascii=False, sort_keys=True)
+    return f"{cell(witness.get('kind', 'value'))} {code(value, limit)}"
+
+
+def sections(parts) -> str:
+    """A page from its sections, a blank line between each."""
+    return "\n\n".join(p.strip("\n") for p in parts) + "\n"

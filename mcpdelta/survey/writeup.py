@@ -8,15 +8,15 @@ figure the page can show.
 """
 
 import dataclasses
-import json
 import pathlib
 import re
 
 from mcpdelta.files import write_file
 from mcpdelta.survey import cells
-from mcpdelta.survey.behaviour_section import behaviour
-from mcpdelta.survey.drift_section import drift, drift_rows
+from mcpdelta.survey.drift_section import drift_rows
+from mcpdelta.survey.honesty_section import honesty
 from mcpdelta.survey.report import ALL_PLOTS, PLOTS, gather, query, render, save_png
+from mcpdelta.survey.tables_page import TABLES, rules_table, tables
 
 # queries that later queries read as views, created in this order
 VIEWS = ("study/failures", "study/step_changes", "study/step_breaks", "study/to_latest")
@@ -117,9 +117,6 @@ def write(steps, latest, out, servers_file, *, population=None, sdk_check=None, 
     return {"rows": rows, "readme": out / "README.md", "tables": out / TABLES, "figures": figures}
 
 
-# The findings are README.md; the tables they are drawn from, per server and
-# per release, are this page beside it.
-TABLES = "tables.md"
 
 
 # --- the page ---------------------------------------------------------------
@@ -130,47 +127,20 @@ def readme(rows, figures, page) -> str:
     from mcpdelta.survey import population as pop
     from mcpdelta.survey.recount import recount_section
 
-    total = _total(rows["coverage"])
-    steps = _total(rows["steps_by_server"])
+    total = cells.total(rows["coverage"])
+    steps = cells.total(rows["steps_by_server"])
     run = rows["run"][0] if rows["run"] else {}
     parts = [_header(run, page, rows), _summary(rows, total, steps), recount_section(rows, page.recount),
              _method(rows, total, page)]
     if page.population:
         parts.append(pop.population_section(rows))
-    parts += [_failures(rows, total), _honesty(rows), _instructive(rows, limit=5), _rules(rows, top=10)]
+    parts += [_failures(rows, total), honesty(rows), _instructive(rows, limit=5), rules_table(rows, top=10)]
     if rows["backtest"] and rows["backtest"][0]["packages"]:
         parts.append(_backtest(rows))
     if page.population:
         parts.append(pop.scale_section(rows))
     parts += [_figures(figures), _confidence(rows, total, steps), _elsewhere()]
-    return _joined(parts)
-
-
-def tables(rows, page) -> str:
-    """Every table the findings are drawn from: coverage and results per
-    server, upgrades, every rule, behaviour, description drift and every
-    release with its breaks."""
-    from mcpdelta.survey import population as pop
-    from mcpdelta.survey.recipes_section import tool_set_notes
-
-    total = _total(rows["coverage"])
-    steps = _total(rows["steps_by_server"])
-    parts = [f"# How often {page.title} broke their callers: the tables\n\n"
-             "The findings drawn from these tables, and how they were measured, are in "
-             "[README.md](README.md); every table is the answer of the query under `sql/study/` "
-             "named beside it.",
-             _coverage(rows, total), _per_server(rows, steps), _upgrades(rows),
-             _rules(rows, top=len(rows["rules"])), _habits(rows), behaviour(rows["behaviour"], page.servers_file),
-             drift(rows), tool_set_notes(rows)]
-    if page.population:
-        parts.append(pop.exclusions_section(rows))
-    if page.sdk_check:
-        parts.append(pop.sdk_differences(rows))
-    return _joined(parts + [_releases(rows)])
-
-
-def _joined(parts) -> str:
-    return "\n\n".join(p.strip("\n") for p in parts) + "\n"
+    return cells.sections(parts)
 
 
 def _elsewhere() -> str:
@@ -323,7 +293,7 @@ def _summary(rows, total, steps) -> str:
         else:
             line += "; no counted step is semver-numbered (*Semver honesty*)."
         lines.append(line)
-    upgrade = _total(rows["to_latest_summary"])
+    upgrade = cells.total(rows["to_latest_summary"])
     if upgrade and upgrade["releases"]:
         lines.append(f"- Upgrading straight to the latest release breaks a caller with a proven break from "
                      f"{upgrade['proven_upgrades']} of {upgrade['releases']} earlier releases "
@@ -442,128 +412,6 @@ def _notes_line(rows) -> str:
                      "security-relevant" for r in rows["notes"])
 
 
-def _coverage(rows, total) -> str:
-    lines = ["## Coverage", "", "`coverage.sql`: per server, the versions the capture passes attempted. "
-             "*Empty* (of the failed): every capture listed no tools where tools were expected. "
-             "*Schemaless*: most tools' input schemas came out empty; *dated late*: the registry dates "
-             "the release after a higher version, so its install resolved dependencies newer than the "
-             "release's own (the last column: both). *Unconfirmed*: captured by one pass only.", "",
-             "| Server | Attempted | Captured | Failed | Empty | Passes | Confirmed by both | Disagree | "
-             "Unconfirmed | Schemaless | Dated late | Both | Published |",
-             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
-    for r in rows["coverage"]:
-        name = f"**all {r['servers']}**" if r["server_id"] is None else r["server_id"]
-        lines.append(f"| {name} | {r['attempted']} | {r['captured']} | {r['failed']} | {r['empty']} | {r['passes']} | "
-                     f"{r['confirmed']} | {r['disagree']} | {r['unconfirmed']} | {r['schemaless']} | "
-                     f"{r['dated_late']} | "
-                     f"{r['schemaless_dated_late']} | {cells.day(r['first_published'])} to "
-                     f"{cells.day(r['last_published'])} |")
-    lines += ["", "Failed versions by reason (`failure_reasons.sql`):", ""]
-    if rows["failure_reasons"]:
-        lines += [f"- `{r['reason']}`: {cells.count(r['versions'], 'version')} of "
-                  f"{cells.count(r['servers'], 'server')}" for r in rows["failure_reasons"]]
-        lines += ["", "| Server | Version | Published | Reason | Message |", "| --- | --- | --- | --- | --- |"]
-        lines += [f"| {r['server_id']} | {r['version']} | {cells.day(r['published_at'])} | `{r['reason']}` | "
-                  f"{cells.cell(r['error'])} |" for r in rows["failures"]]
-    else:
-        lines.append("- none: every version attempted was captured.")
-    retries = rows["install_retries"]
-    lines += ["", f"Captured only with a later dependency cut-off (`install_retries.sql`): "
-              f"{cells.count(len(retries), 'release')}, counted like the others, their dependencies up to a "
-              "week newer than their users had, or today's where it says no cut-off" + (":" if retries else "."), ""]
-    lines += [f"- {r['server_id']} {r['version']} ({cells.day(r['published_at'])}): {cells.cell(r['retry'])}"
-              for r in retries]
-    return "\n".join(lines)
-
-
-def _per_server(rows, steps) -> str:
-    lines = ["## Results per server", "",
-             "`steps_by_server.sql`: counted release steps and their unsuppressed changes by severity; the "
-             "steps that broke a caller with a proven break (and with any), and the breaking changes by "
-             "evidence: proven / by rule / unexplained.",
-             "", "| Server | Releases | Steps counted | Changed | Broke a caller: proven | Broke a caller: any | "
-             "BREAKING: proven / by rule / unexplained | POTENTIALLY_BREAKING | NON_BREAKING | DOCUMENTATION | "
-             "Not counted: schemaless, disagree, recipe changed, not diffed |",
-             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
-    for r in rows["steps_by_server"]:
-        name = "**all**" if r["server_id"] is None else r["server_id"]
-        lines.append(f"| {name} | {r['releases']} | {r['counted']} | {r['changed']} | "
-                     f"{cells.share(r['proven_steps'], r['proven_steps_pct'])} | "
-                     f"{cells.share(r['breaking_steps'], r['breaking_steps_pct'])} | "
-                     f"{r['proven']} / {r['by_rule']} / {r['unexplained']} | {r['potentially_breaking']} | "
-                     f"{r['non_breaking']} | {r['documentation']} | "
-                     f"{r['schemaless']}, {r['unstable']}, {r['recipe_changed']}, {r['not_diffed']} |")
-    return "\n".join(lines)
-
-
-SCHEMES = {
-    "semver": "semver from 1.0.0: a patch or minor bump promises compatibility",
-    "initial": "0.y.z, initial development: read as Cargo reads it (0.y -> 0.y+1 and 0.0.z -> 0.0.z+1 "
-               "may break), the reading the Rust ecosystem's semver study used",
-    "calver": "calendar versions (a year as the major number): the number is a date and promises "
-              "nothing, so these steps are counted apart and never called dishonest",
-    "other": "versions that are not numbers: nothing declared",
-}
-
-
-def _honesty(rows) -> str:
-    lines = ["## Semver honesty", "",
-             "Did the version number admit the break? `honesty.sql`: counted steps by numbering scheme "
-             "and declared bump; *dishonest*: the declared bump is below the grade the changes earned "
-             "(a break needs a major bump, an addition a minor one). *Quiet breaks* read the number "
-             "literally: breaking steps where only the minor or patch number moved, which is what a "
-             "reader of `0.0.41 -> 0.0.42` sees (semver-numbered steps only). Each count of steps that "
-             "broke a caller is given as *proven / any*: the steps with a proven break, then those with "
-             "any break.", "",
-             "| Scheme | Declared | Steps | Broke a caller: proven / any | Dishonest | Broke under a "
-             "compatible bump: proven / any | Quiet breaks: proven / any |",
-             "| --- | --- | ---: | ---: | ---: | ---: | ---: |"]
-    for r in rows["honesty"]:
-        scheme = "**all**" if r["scheme"] is None else (f"**{r['scheme']}**" if r["declared"] is None
-                                                         else r["scheme"])
-        declared = "" if r["declared"] is None else r["declared"]
-        quiet = (f"{cells.share(r['proven_quiet_breaks'], r['proven_quiet_breaks_pct'])} / {r['quiet_breaks']} "
-                 f"of {r['semver_steps']}" if r["semver_steps"] else "")
-        lines.append(f"| {scheme} | {declared} | {r['steps']} | {r['proven_breaking_steps']} / "
-                     f"{r['breaking_steps']} | {r['dishonest']} | "
-                     f"{cells.share(r['proven_breaking_dishonest'], r['proven_breaking_dishonest_pct'])} / "
-                     f"{r['breaking_dishonest']} | {quiet} |")
-    seen = [r["scheme"] for r in rows["honesty"] if r["scheme"] and r["declared"] is None]
-    lines += [""] + [f"- *{s}*: {SCHEMES[s]}." for s in seen if s in SCHEMES]
-    spanning = everything_row(rows["honesty"]).get("quiet_breaks_spanning")
-    if spanning:
-        lines += ["", f"Of the quiet breaks, {spanning} span a version that could not be captured, so "
-                  "the break may have shipped in that version instead."]
-    if "semver" not in seen and seen:
-        lines += ["", "No counted step is numbered from 1.0.0 on: by semver's own rules these servers "
-                  "never promised compatibility, so a caller cannot read safety from their version "
-                  "numbers and has only the contract to go on."]
-    return "\n".join(lines)
-
-
-def everything_row(honesty) -> dict:
-    return next((r for r in honesty if r["scheme"] is None and r["declared"] is None), {})
-
-
-def _upgrades(rows) -> str:
-    lines = ["## Upgrading to the latest release", "",
-             "`to_latest_summary.sql`: each earlier release diffed against its server's latest "
-             "(`to_latest.sql` per release, in *Every release*): what a caller written against that "
-             "release meets when it upgrades straight to today's server.", "",
-             "| Server | Earlier releases counted | Upgrade breaks a caller: proven / any | Not counted | "
-             "Breaking changes, first release to latest: proven / any (servers whose first release counts) |",
-             "| --- | ---: | ---: | ---: | ---: |"]
-    for r in rows["to_latest_summary"]:
-        name = "**all**" if r["server_id"] is None else r["server_id"]
-        first = ("" if r["breaking_from_first"] is None
-                 else f"{r['proven_from_first']} / {r['breaking_from_first']}")
-        if first and r["server_id"] is None:
-            first += f" ({cells.count(r['first_counted'], 'server')})"
-        lines.append(f"| {name} | {r['releases']} | {r['proven_upgrades']} / {r['breaking_upgrades']} | "
-                     f"{r['not_counted']} | {first} |")
-    return "\n".join(lines)
-
-
 def instructive_breaks(examples, limit=5) -> list:
     """The first ``limit`` ranked examples (break_examples.sql) whose rules
     and servers are all different."""
@@ -599,7 +447,7 @@ def _instructive(rows, limit=5) -> str:
                       f"{cells.code(r['entity'] or '(server)')} at {cells.code(r['path'])}; this rule broke "
                       f"{cells.count(r['rule_servers'], 'server')} ({cells.count(r['rule_changes'], 'change')}).",
                   f"   {cells.cell(r['message'], 400)}"]
-        lines.append(f"   Proven, by the witness {_witness(r['witness_json'])}." if r["witness_json"]
+        lines.append(f"   Proven, by the witness {cells.witness(r['witness_json'])}." if r["witness_json"]
                      else f"   {r['evidence'].capitalize()}, no witness: "
                           f"{cells.cell(r['witness_note'] or 'none recorded', 400)}.")
         if r["rule"] in RULES:  # the lesson: the catalog's advice for the rule
@@ -607,39 +455,8 @@ def _instructive(rows, limit=5) -> str:
     return "\n".join(lines)
 
 
-def _rules(rows, top=25) -> str:
-    lines = ["## Which rules fired", "",
-             f"`rules.sql`: unsuppressed changes per rule over counted steps (the {top} most frequent; "
-             "`rule_frequencies.png` draws them).", "",
-             "| Rule | Severity | Changes | Steps | Servers | BREAKING: proven / by rule / unexplained | "
-             "Servers with a proven one |", "| --- | --- | ---: | ---: | ---: | ---: | ---: |"]
-    for r in rows["rules"][:top]:
-        split = (f"{r['proven']} / {r['by_rule']} / {r['unexplained']} | {r['proven_servers']}"
-                 if r["severity"] == "BREAKING" else " | ")
-        lines.append(f"| `{r['rule']}` | {r['severity']} | {r['changes']} | {r['steps']} | {r['servers']} | "
-                     f"{split} |")
-    return "\n".join(lines)
-
-
-def _habits(rows) -> str:
-    lines = ["## Schema habits over time", "",
-             "`schema_habits.sql`: the tools of the releases published in each quarter (each release "
-             "once), and the share that declare an `outputSchema`, annotations, a description, and a "
-             "closed input (`additionalProperties: false`).", "",
-             "| Quarter | Servers | Releases | Tools | outputSchema | Annotations | Description | "
-             "Closed input |", "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
-    for r in rows["schema_habits"]:
-        share = lambda n: f"{n} ({cells.pct(100.0 * n / r['tools'])})"  # noqa: E731
-        lines.append(f"| {r['quarter']} | {r['servers']} | {r['releases']} | {r['tools']} | "
-                     f"{share(r['with_output_schema'])} | {share(r['with_annotations'])} | "
-                     f"{share(r['with_description'])} | {share(r['closed_input'])} |")
-    if not rows["schema_habits"]:
-        lines.append("| (no release with a publish date) | | | | | | | |")
-    return "\n".join(lines)
-
-
 def _backtest(rows) -> str:
-    b, total = rows["backtest"][0], _total(rows["coverage"])
+    b, total = rows["backtest"][0], cells.total(rows["coverage"])
     return f"""## Compared with {PUBLISHED}
 
 The only published backtest of this kind (a hash-pinning tool's run over
@@ -736,83 +553,3 @@ def _gaps(rows) -> str:
         lines.append(f"  - {cells.count(r['changes'], 'change')} {what} ({meaning}"
                      + (f"; {r['resources']} of them resources" if r["resources"] else "") + ")")
     return "\n".join(lines) or "  - none"
-
-
-def _releases(rows) -> str:
-    from mcpdelta.survey.recipes_section import recipe_lines
-
-    lines = ["## Every release", "",
-             "Per server: the recipes its captures ran under (`recipes.sql`), `release_table.sql` (each "
-             "release against the one before; *published*: the date the install was pinned to; BREAKING "
-             "as proven / by rule / unexplained), then `step_breaks.sql` (each breaking change with its "
-             "rule, entity, evidence and witness or the note saying why there is none) and "
-             "`to_latest.sql` (each release against the latest)."]
-    breaks, latest = {}, {}
-    for r in rows["step_breaks"]:
-        breaks.setdefault(r["server_id"], []).append(r)
-    for r in rows["to_latest"]:
-        latest.setdefault(r["server_id"], []).append(r)
-    by_server = {}
-    for r in rows["release_table"]:
-        by_server.setdefault(r["server_id"], []).append(r)
-    for server, steps in by_server.items():
-        lines += ["", f"<details><summary><b>{server}</b></summary>", ""]
-        recipes = recipe_lines(rows, server)
-        if recipes:
-            lines += recipes + [""]
-        lines += ["| From | To | Published | Declared | Earned | BREAKING: proven / by rule / unexplained | "
-                  "POT. | NON | DOC | Note |",
-                  "| --- | --- | --- | --- | --- | ---: | ---: | ---: | ---: | --- |"]
-        for s in steps:
-            note = ("not counted: captures disagree" if s["unstable"] else
-                    "not counted: schemaless" if s["schemaless"] else
-                    "not counted: captured under different recipes" if s["recipe_changed"] else
-                    f"not diffed: {cells.cell(s['error'])}" if not s["diffed"] else
-                    "same contract" if s["identical"] else "")
-            if s["spans"]:
-                note = f"{note}; " if note else ""
-                note += f"across {cells.count(s['spans'], 'version')} not captured"
-            lines.append(f"| {s['old_version']} | {s['new_version']} | {cells.day(s['published_at'])} | "
-                         f"{s['declared']} | {s['grade'] or ''} | {s['proven']} / {s['by_rule']} / "
-                         f"{s['unexplained']} | {s['potentially_breaking']} | {s['non_breaking']} | "
-                         f"{s['documentation']} | {note} |")
-        if breaks.get(server):
-            lines += ["", "| From | To | Rule | Entity | Path | Evidence | Witness, or why there is none |",
-                      "| --- | --- | --- | --- | --- | --- | --- |"]
-            lines += [f"| {b['old_version']} | {b['new_version']} | `{b['rule']}` | {cells.cell(b['entity'] or '(server)')} | "
-                      f"{cells.code(b['path'])} | {b['evidence']} | "
-                      f"{_witness(b['witness_json']) if b['witness_json'] else cells.cell(b['witness_note'] or '')} |"
-                      for b in breaks[server]]
-        if latest.get(server):
-            lines += ["", "| Release | Against | Changes | BREAKING: proven / any | Note |",
-                      "| --- | --- | ---: | ---: | --- |"]
-            lines += [f"| {u['version']} | {u['latest']} | {u['changes']} | {u['proven']} / {u['breaking']} | "
-                      f"{_latest_note(u)} |" for u in latest[server]]
-        lines += ["", "</details>"]
-    return "\n".join(lines)
-
-
-def _latest_note(u) -> str:
-    if u["counted"]:
-        return "same contract" if u["identical"] else ""
-    return "not counted: captured under different recipes" if u["recipe_changed"] else "not counted"
-
-
-# --- formatting -------------------------------------------------------------
-
-def _total(table) -> dict:
-    return next((r for r in table if r["server_id"] is None), {})
-
-
-def _witness(witness_json, limit=120) -> str:
-    from mcpdelta.errors import InputError
-    from mcpdelta.inputs import load_json
-
-    try:
-        witness = load_json(witness_json, "a witness")  # bounded: a lake cell
-    except InputError:
-        return "(unreadable)"
-    if not isinstance(witness, dict):
-        return "(unreadable)"
-    value = json.dumps(witness.get("value"), ensure_ascii=False, sort_keys=True)
-    return f"{cells.cell(witness.get('kind', 'value'))} {cells.code(value, limit)}"
