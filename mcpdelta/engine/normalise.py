@@ -39,7 +39,7 @@ from mcpdelta.engine.keywords import (
     SCHEMA_VALUES,
 )
 from mcpdelta.engine.meaning import branch_tags
-from mcpdelta.engine.notation import tidy
+from mcpdelta.engine.notation import UNORDERED_LISTS, tidy
 
 _DROPPED = frozenset({"$ref", "$comment", "$defs", "definitions"})
 
@@ -309,13 +309,10 @@ def in_document(raw, normal, rel, memo):
     """``rel``, a place in ``normal`` (``raw``'s normal form), with each
     ``allOf`` / ``anyOf`` / ``oneOf`` branch numbered as ``raw`` numbers it:
     the normal form sorts branches, and a user reads the pointer in the
-    schema the server sent. A branch is found by its normal form in ``raw``
-    (a tagged union's branch by its tag).
+    schema the server sent (``_branch_at`` says how a branch is found).
     Where the two trees part (a branch folded away, a reference merged with
     siblings), the rest of ``rel`` stays as it is. ``memo`` (a dict kept for
     one schema) holds each raw branch's normal form."""
-    from mcpdelta.engine.notation import UNORDERED_LISTS
-
     root = memo.setdefault("#", raw)
     out = list(rel)
     hops = 0
