@@ -40,6 +40,7 @@ from mcpdelta.engine.keywords import (
 )
 from mcpdelta.engine.meaning import branch_tags
 from mcpdelta.engine.notation import UNORDERED_LISTS, tidy
+from mcpdelta.engine.remember import content_key, memo
 
 _DROPPED = frozenset({"$ref", "$comment", "$defs", "definitions"})
 
@@ -61,37 +62,17 @@ MAX_INLINED_NODES = 5000
 MAX_MARKED = 256
 
 
-class remembered:
-    """Within it (``with remembered():``), ``normalise_schema`` works out
-    each schema object once and gives every later call with that object its
-    first result, shared. For a caller that changes neither the schemas nor
-    the results while it lasts: the diff stage's batch, which decodes each
-    stored tool once (the new side of one pair is the old side of the next
-    pair that changes the tool). Results are the same as without it."""
-
-    def __enter__(self):
-        global _REMEMBERED
-        self.outer, _REMEMBERED = _REMEMBERED, {}
-        return self
-
-    def __exit__(self, *exc):
-        global _REMEMBERED
-        _REMEMBERED = self.outer
-
-
-_REMEMBERED = None  # id(schema) -> (schema, result) while ``remembered`` lasts
-
-
 def normalise_schema(schema):
     """Return (normalised schema, notation) where notation is a sorted tuple of
     the notational forms the original used."""
-    if _REMEMBERED is not None and isinstance(schema, dict):
-        hit = _REMEMBERED.get(id(schema))
-        if hit is None or hit[0] is not schema:
-            # holding the schema keeps its id unique while it is remembered
-            hit = _REMEMBERED[id(schema)] = (schema, _normalise_schema(schema))
-        return hit[1]
-    return _normalise_schema(schema)
+    known = memo("normalised")
+    if known is None or not isinstance(schema, dict):
+        return _normalise_schema(schema)
+    key = content_key(schema)  # two equal schemas (two tools, two releases) share one result
+    found = known.get(key)
+    if found is None:
+        found = known[key] = _normalise_schema(schema)
+    return found
 
 
 def _normalise_schema(schema):

@@ -9,6 +9,7 @@ import re
 import sys
 
 from mcpdelta.engine.catalog import DOCUMENTATION, POTENTIALLY_BREAKING
+from mcpdelta.engine.remember import memo
 
 # Step 5 thresholds on 0-100 scores. DOCUMENTATION needs one score at or above
 # HIGH and neither below LOW. Characters: rapidfuzz's Indel ratio of the two
@@ -77,7 +78,19 @@ def _negated_by_prefix(a: set, b: set):
 
 
 def classify(old, new):
-    """Return (severity, reason) for a prose change. ``None`` counts as empty."""
+    """Return (severity, reason) for a prose change. ``None`` counts as empty.
+    While ``remembered`` lasts, two texts met again are not scored again."""
+    known = memo("prose")
+    if known is None or not (isinstance(old, (str, type(None))) and isinstance(new, (str, type(None)))):
+        return _classified(old, new)
+    key = (old, new)
+    found = known.get(key)
+    if found is None:
+        found = known[key] = _classified(old, new)
+    return found
+
+
+def _classified(old, new):
     a = normalise(old if isinstance(old, str) else "")
     b = normalise(new if isinstance(new, str) else "")
     if a == b:

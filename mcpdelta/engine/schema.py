@@ -16,10 +16,36 @@ from mcpdelta.engine.keywords import ACTS_ON, ANNOTATING, ANNOTATIONS, keyword_a
 from mcpdelta.engine.meaning import of_types, takes, type_set
 from mcpdelta.engine.net import MISSING, differences
 from mcpdelta.engine.normalise import in_document, marker_target, normalise_schema
+from mcpdelta.engine.remember import content_key, memo
 
 
 def diff_schema(side: str, entity: str, base: str, old, new) -> list:
-    """Every change between two schemas of one tool (``side``: input/output)."""
+    """Every change between two schemas of one tool (``side``: input/output).
+    While ``remembered`` lasts, two schemas met again (another pair, tool
+    or server) are not walked again: their changes are made anew from what
+    the first walk made, for this tool and place."""
+    known = memo("schema diffs")
+    if known is None:
+        return _walked(side, entity, base, old, new).changes
+    key = (side, content_key(old), content_key(new))
+    made = known.get(key)
+    if made is None:
+        walk = _walked(side, entity, base, old, new)
+        made = known[key] = [(walk.made[id(change)], change.probe) for change in walk.changes]
+    return [_remade(side, entity, base, args, probe) for args, probe in made]
+
+
+def _remade(side, entity, base, args, probe):
+    """The change ``_Walk._made`` made with ``args``, for ``entity`` at ``base``."""
+    suffix, shown, rel, old, new, detail, where, severity = args
+    change = Change(f"tool.{side}.{suffix}", entity, base + shown, old, new,
+                    severity=severity, where=where, detail=detail)
+    change.schema_path = base + rel
+    change.probe = probe
+    return change
+
+
+def _walked(side, entity, base, old, new):
     old_n, old_notation = normalise_schema(old)
     new_n, new_notation = normalise_schema(new)
     walk = _Walk(side, entity, base, old_n, new_n, new)
@@ -31,7 +57,7 @@ def diff_schema(side: str, entity: str, base: str, old, new) -> list:
                   detail=f"{old_dialect or 'none declared'} -> {new_dialect or 'none declared'}",
                   claim=False)
     walk.compare(old_n, new_n, ())
-    return walk.changes
+    return walk
 
 
 def _dialect(forms):
@@ -99,6 +125,7 @@ class _Walk:
         self.dirty = _dirty_markers(old_root, new_root) if old_root is not new_root else ()
         self.new_raw = new_raw  # the new schema as sent: pointers number its branches
         self.branches = {}  # raw branch -> its normal form (normalise.in_document)
+        self.made = {}  # id(change) -> the arguments that made it (``_made``)
 
     def in_document(self, rel):
         """``rel`` with union branches numbered as the new schema numbers
@@ -113,11 +140,14 @@ class _Walk:
         it); ``schema_path`` keeps the engine's own pointer (into the normal
         forms), where witnesses are sought."""
         shown = self.in_document(rel) if shown is None else shown
-        engine_path = self.base + pointer(*rel)
-        change = Change(self.prefix + suffix, self.entity,
-                        engine_path if shown is rel else self.base + pointer(*shown), old, new,
-                        severity=severity, where=label(shown) if where is None else where, detail=detail)
-        change.schema_path = engine_path
+        rel_text = pointer(*rel)
+        shown_text = rel_text if shown is rel else pointer(*shown)
+        where = label(shown) if where is None else where
+        change = Change(self.prefix + suffix, self.entity, self.base + shown_text, old, new,
+                        severity=severity, where=where, detail=detail)
+        change.schema_path = self.base + rel_text
+        # what made it, so that ``diff_schema`` can make it again for another tool
+        self.made[id(change)] = (suffix, shown_text, rel_text, old, new, detail, where, severity)
         return change
 
     def emit(self, suffix, rel, old, new, detail="", severity=None, claim=True, holder=False):

@@ -25,6 +25,7 @@ import sys
 import threading
 
 from mcpdelta import __version__
+from mcpdelta.engine.remember import memo, remembered
 from mcpdelta.errors import InputError
 from mcpdelta.inputs import load_json
 
@@ -75,6 +76,23 @@ def pair_key(server_id, old_digest, new_digest) -> str:
 # built once, not per call
 _json = json.JSONEncoder().encode
 _sorted_json = json.JSONEncoder(sort_keys=True).encode
+
+
+def _encoder(known):
+    """``_sorted_json``, once per object while ``remembered`` lasts: a
+    change's values are parts of the batch's decoded tools and normal
+    forms, and one value is written with each pair that holds its change."""
+    if known is None:
+        return _sorted_json
+
+    def encoded(value):
+        if value is None or type(value) in (str, int, float, bool):
+            return _sorted_json(value)
+        hit = known.get(id(value))
+        if hit is None or hit[0] is not value:
+            hit = known[id(value)] = (value, _sorted_json(value))
+        return hit[1]
+    return encoded
 
 
 def _now():
@@ -284,7 +302,6 @@ def diff_batch(lake_root, pairs, policy, engine, policy_id, batch_id) -> dict:
     Runs in a worker process, so it reads and writes the lake itself: only
     pair keys cross the process boundary, never manifests."""
     import rapidfuzz.fuzz  # noqa: F401 - loaded once per worker, the prose scores use it
-    from mcpdelta.engine.normalise import remembered
     from mcpdelta.lake import Lake
 
     lake = lake_root if isinstance(lake_root, Lake) else Lake(lake_root)
@@ -315,6 +332,7 @@ def _diff_pairs(lake, contracts, pairs, policy, engine, policy_id, batch_id) -> 
     # the pair's columns (PAIR_COLUMNS), then the change's or the ledger's
     changes, ledger = [], []
     errors = 0
+    encoded = _encoder(memo("json"))
     for row in pairs:
         base = (pair_key(row["server_id"], row["old_digest"], row["new_digest"]), row["server_id"],
                 row["old_version"], row["new_version"], row["old_digest"], row["new_digest"],
@@ -334,7 +352,7 @@ def _diff_pairs(lake, contracts, pairs, policy, engine, policy_id, batch_id) -> 
             # old and new: the sorted-key encoder sorts them anyway
             changes.append(base + (
                 change.rule, change.severity, change.default_severity, change.entity, change.path,
-                _sorted_json(change.old), _sorted_json(change.new), change.message, change.note,
+                encoded(change.old), encoded(change.new), change.message, change.note,
                 change.suppressed, change.suppressed_reason, _json(change.advisory),
                 None if change.witness is None else _json(change.witness), change.witness_note))
         witnessed = sum(c.witness is not None for c in result.changes

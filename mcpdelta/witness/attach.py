@@ -32,6 +32,7 @@ from mcpdelta.engine.equality import canonical
 from mcpdelta.engine.keywords import keyword_at
 from mcpdelta.witness.evidence import UNEXPLAINED, evidence
 from mcpdelta.engine.normalise import normalise_schema
+from mcpdelta.engine.remember import memo
 from mcpdelta.engine.policy import UNPROVEN
 
 # construct / search / instance / validate import the validator (jsonschema-rs):
@@ -132,7 +133,10 @@ def attach_witnesses(result, min_severity="BREAKING", max_candidates=200, max_co
                    cut_short=0, skipped=0, unproven=0)
     renames = {c.new: c.old for c in result.changes if c.rule == "tool.renamed"}
     tools = (_tools(result.old), _tools(result.new))  # looked up once, not once per change
-    texts = {}  # a tool schema's canonical text, once per diff however many changes it has
+    # a tool schema's canonical text, once per diff (per batch, while
+    # ``remembered`` lasts) however many changes it has
+    texts = memo("schema texts")
+    texts = {} if texts is None else texts
     proofs = []
     for change in result.changes:
         proof = needs_proof(change)
@@ -261,7 +265,9 @@ def witness_for(change, old_manifest, new_manifest, renames=None, max_candidates
     # candidates), since one place can hold two changes of one rule
     key = (rule, rel, _text(old_raw, texts), _text(new_raw, texts), canonical(change.old),
            canonical(change.new), max_candidates, max_constructive, max_shrink, max_size)
-    found = _MEMO.get(key)
+    kept = memo("witnesses")  # a batch keeps all it met; alone, the bounded memo
+    kept = _MEMO if kept is None else kept
+    found = kept.get(key)
     if found is not None and budget.fits(*found[2:]):
         witness, note = found[:2]
         budget.used += found[2]
@@ -271,9 +277,9 @@ def witness_for(change, old_manifest, new_manifest, renames=None, max_candidates
                           max_candidates, max_constructive, max_shrink, max_size, meter)
     budget.used += meter.used
     if not meter.spent:  # a result a budget cut short depends on what was left: never kept
-        if len(_MEMO) >= _MEMO_MAX:
+        if kept is _MEMO and len(_MEMO) >= _MEMO_MAX:
             _MEMO.clear()
-        _MEMO[key] = (copy.deepcopy(witness), note, meter.used, meter.searched)
+        kept[key] = (copy.deepcopy(witness), note, meter.used, meter.searched)
     return witness, note
 
 

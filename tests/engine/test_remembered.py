@@ -1,25 +1,50 @@
-"""``remembered``: within it a schema object is normalised once; outside it,
-and for another object, the normaliser works as ever."""
+"""``remembered``: within it each schema is normalised once and each pair of
+schemas diffed once; what it gives back is what the engine gives without
+it, for any tool and place. Outside it nothing is kept."""
 
 import copy
 
-from mcpdelta.engine.normalise import normalise_schema, remembered
+from mcpdelta.engine.normalise import normalise_schema
+from mcpdelta.engine.prose import classify
+from mcpdelta.engine.remember import remembered
+from mcpdelta.engine.schema import diff_schema
 
 SCHEMA = {"$schema": "http://json-schema.org/draft-07/schema#", "type": "object",
           "properties": {"q": {"anyOf": [{"type": "string"}, {"type": "null"}]},
                          "n": {"$ref": "#/definitions/count"}},
           "definitions": {"count": {"type": "integer", "exclusiveMinimum": 0}}}
 
+# n narrowed from 1..10 to 1..5, q no longer null, a required property added
+OLD = {"type": "object", "properties": {"n": {"type": "integer", "minimum": 1, "maximum": 10},
+                                        "q": {"type": ["string", "null"]}}}
+NEW = {"type": "object", "properties": {"n": {"type": "integer", "minimum": 1, "maximum": 5},
+                                        "q": {"type": "string"}, "k": {"type": "string"}},
+       "required": ["k"]}
 
-def test_within_one_object_is_normalised_once_and_the_result_is_the_same():
+
+def _seen(changes):
+    return [(c.as_json(), c.schema_path, c.probe) for c in changes]
+
+
+def test_equal_schemas_are_normalised_once_and_the_result_is_the_same():
     plain = normalise_schema(SCHEMA)
     with remembered():
         first = normalise_schema(SCHEMA)
-        again = normalise_schema(SCHEMA)
-        twin = normalise_schema(copy.deepcopy(SCHEMA))
-    assert again is first
-    assert twin is not first and twin == first  # an equal object is its own
+        twin = normalise_schema(copy.deepcopy(SCHEMA))  # another object, the same text
+    assert twin is first
     assert first == plain
+
+
+def test_another_spelling_is_its_own():
+    """1 and 1.0 are one number to JSON, but a message or pointer may show
+    either: only the same text shares a result."""
+    spelled = copy.deepcopy(SCHEMA)
+    spelled["definitions"]["count"]["exclusiveMinimum"] = 0.0
+    reordered = dict(reversed(list(SCHEMA.items())))
+    with remembered():
+        first = normalise_schema(SCHEMA)
+        assert normalise_schema(spelled) is not first
+        assert normalise_schema(reordered) is not first
 
 
 def test_outside_and_after_nothing_is_remembered():
@@ -42,3 +67,27 @@ def test_non_objects_are_never_remembered():
     with remembered():
         assert normalise_schema(True) == ({}, ())
         assert normalise_schema(False) == (False, ())
+
+
+def test_a_pair_met_again_gives_the_changes_made_for_its_own_tool_and_place():
+    alone = {(entity, side): _seen(diff_schema(side, entity, f"/tools/{entity}/inputSchema", OLD, NEW))
+             for entity in ("search", "find") for side in ("input", "output")}
+    assert len(alone[("search", "input")]) >= 3
+    with remembered():
+        first = diff_schema("input", "search", "/tools/search/inputSchema", OLD, NEW)
+        kept = {(entity, side): _seen(diff_schema(side, entity, f"/tools/{entity}/inputSchema",
+                                                  copy.deepcopy(OLD), copy.deepcopy(NEW)))
+                for entity in ("search", "find") for side in ("input", "output")}
+        again = diff_schema("input", "search", "/tools/search/inputSchema", OLD, NEW)
+    assert kept == alone
+    assert {row[0]["entity"] for row in kept[("find", "input")]} == {"find"}
+    assert again is not first and all(a is not b for a, b in zip(again, first))  # fresh objects
+
+
+def test_prose_scored_once_gives_the_same_verdict():
+    old, new = "Search the notes.", "Search the notes by title only."
+    plain = classify(old, new)
+    with remembered():
+        assert classify(old, new) == plain
+        assert classify(old, new) == plain
+        assert classify(None, new) == classify(None, new)

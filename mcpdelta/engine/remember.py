@@ -1,0 +1,51 @@
+"""Work remembered while a batch lasts: each schema normalised once, each
+distinct pair of schemas diffed once.
+
+Within ``with remembered():`` the engine keeps what it worked out about
+schemas it met before. It is for a caller that changes neither the schemas
+nor the results while it lasts, such as the diff stage's batch, which
+decodes each stored tool once and meets the same schemas again and again
+(the new side of one pair is the old side of the next; with every pair of
+releases, one tool's change is met in each pair that spans it). Results are
+the same as without it, byte for byte; outside it nothing is kept.
+"""
+
+import marshal
+
+_SCOPE = None  # the memos of the innermost ``remembered``, or None
+
+# the memos a scope holds: the engine's, and those of the layers above it
+# that read the same batch (witnesses, the rows the diff stage writes)
+NAMES = ("normalised", "schema diffs", "bytes", "prose", "witnesses", "schema texts", "json")
+
+
+class remembered:
+    def __enter__(self):
+        global _SCOPE
+        self.outer, _SCOPE = _SCOPE, {name: {} for name in NAMES}
+        return self
+
+    def __exit__(self, *exc):
+        global _SCOPE
+        _SCOPE = self.outer
+
+
+def memo(name):
+    """The dict ``name`` of the current ``remembered``, or None outside one.
+    Keys by object (``id``) must hold the object in the value: that keeps
+    its id unique while it is remembered."""
+    return None if _SCOPE is None else _SCOPE[name]
+
+
+def content_key(value) -> bytes:
+    """A key two schemas share only when they are the same JSON text, key
+    order and number spelling included (marshal's typed bytes: ``1`` is not
+    ``1.0``, nor ``true``): whatever the engine's output can depend on.
+    Worked out once per object while ``remembered`` lasts."""
+    known = memo("bytes")
+    if known is None:
+        return marshal.dumps(value, 2)
+    hit = known.get(id(value))
+    if hit is None or hit[0] is not value:
+        hit = known[id(value)] = (value, marshal.dumps(value, 2))
+    return hit[1]
