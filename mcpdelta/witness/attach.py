@@ -340,7 +340,7 @@ def _work(change, rule, side, suffix, rule_rel, old_raw, new_raw, max_candidates
           max_constructive, max_shrink, max_size, meter):
     rel, old_text, new_text = rule_rel[1], rule_rel[2], rule_rel[3]
     key = SIDE_KEY[side]
-    from mcpdelta.witness import construct, search, validate
+    from mcpdelta.witness import construct, location, search, validate
     from mcpdelta.witness.undo import undone
     from mcpdelta.witness.instance import longest_string, size
     from mcpdelta.witness.validate import (
@@ -362,7 +362,7 @@ def _work(change, rule, side, suffix, rule_rel, old_raw, new_raw, max_candidates
         return None, f"no witness: jsonschema-rs cannot evaluate this {key} ({exc})"
     a_n = _normalised(a_raw, a_text)
     r_n = _normalised(r_raw, r_text)
-    loc = construct.locate(rel, a_n, r_n, suffix, new_side="r" if side == "input" else "a")
+    loc = location.locate(rel, a_n, r_n, suffix, new_side="r" if side == "input" else "a")
     try:
         r_norm_judge = own_judge(r_n)
     except SchemaUnusable:
@@ -393,7 +393,7 @@ def _work(change, rule, side, suffix, rule_rel, old_raw, new_raw, max_candidates
     # A combinator branch removed (input) or added (output) is shown by a
     # value of that branch: another branch's value proves another change.
     branch = None
-    if loc.tail and loc.tail[-1] in construct.COMBINATORS and len(loc.tail) == 1:
+    if loc.tail and loc.tail[-1] in location.COMBINATORS and len(loc.tail) == 1:
         moved = change.old if side == "input" else change.new
         if isinstance(moved, dict) and (change.new if side == "input" else change.old) is None:
             try:
@@ -409,7 +409,7 @@ def _work(change, rule, side, suffix, rule_rel, old_raw, new_raw, max_candidates
             if size(value) > max_size or (fancy and longest_string(value) > FANCY_TEXT) \
                     or not a_judge.accepts(value) or r_judge.accepts(value):
                 return 0
-            if branch is not None and not branch.accepts(construct.get(value, loc.hops)
+            if branch is not None and not branch.accepts(location.get(value, loc.hops)
                                                          if loc.hops else value):
                 return 0
             shown = None  # None: the schemas cannot say
@@ -471,7 +471,7 @@ def _work(change, rule, side, suffix, rule_rel, old_raw, new_raw, max_candidates
     phases.append(None)  # the fuller bases, built only if the quick ones witness nothing
     if loc.branched:
         phases.append("branch")  # then bases inside the change's own union branch
-    shrink_it = suffix not in construct.PROPERTY_RULES  # a property witness on a quick base is minimal
+    shrink_it = suffix not in location.PROPERTY_RULES  # a property witness on a quick base is minimal
     base_list = None
     for phase in phases:
         if phase is None or phase == "branch":
@@ -628,10 +628,10 @@ def _safe(j):
 
 
 def _present(candidate, loc):
-    from mcpdelta.witness import construct
+    from mcpdelta.witness import location
 
     name = str(loc.tail[1]) if len(loc.tail) > 1 else None
-    holder = construct.get(candidate, loc.hops) if loc.hops else candidate
+    holder = location.get(candidate, loc.hops) if loc.hops else candidate
     return isinstance(holder, dict) and name in holder
 
 

@@ -20,7 +20,7 @@ None: the witness's attribution to the place's keyword stands alone there.
 import copy
 
 from mcpdelta.engine.meaning import names_of
-from mcpdelta.witness.construct import PROPERTY_RULES
+from mcpdelta.witness.location import PROPERTY_RULES
 
 COMBINATORS = ("allOf", "anyOf", "oneOf")
 _GONE = object()
