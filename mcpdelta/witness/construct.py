@@ -68,6 +68,18 @@ def _multiples(a_node, r_node):
     return [inst.tidy_number(v) for v in out]
 
 
+def _between_steps(a_node, r_node):
+    """Numbers half a step past a multiple (1.25 for ``multipleOf: 0.5``):
+    an odd multiple of half the step is a multiple of every step that
+    divides the half step and of none it does not, so a step made coarser
+    rejects it where the old one (or none) took it."""
+    out = []
+    for node in (a_node, r_node):
+        for step in _bounds_of(node, ("multipleOf",))[:1]:
+            out += [step * k for k in (2.5, 1.5, 4.5)]
+    return [inst.tidy_number(v) for v in out]
+
+
 def _typed(a_node, kind):
     node = flatten(a_node)
     node = dict(node) if isinstance(node, dict) else {}
@@ -145,7 +157,8 @@ def values(loc, current, suffix, depth=0, hints=()):
                     out.append(text)
         out += inst.strings(a_flat) + ["!", "~", "a b", "aa", "A0", "0a", "_", "a@b"]
     elif key in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"):
-        out += _numbers_near(r_node, a_node) + _multiples(a_node, r_node) + [0, 1, -1, 0.5]
+        out += _numbers_near(r_node, a_node) + _multiples(a_node, r_node) + [0, 1, -1, 0.5] \
+            + _between_steps(a_node, r_node)
     elif key in ("minItems", "maxItems", "minContains", "maxContains", "uniqueItems", "items",
                  "prefixItems", "contains"):
         base = list(current) if isinstance(current, list) else []
