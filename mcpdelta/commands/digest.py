@@ -28,7 +28,7 @@ def run(args) -> int:
         doc = {"tools": tools, "manifest": whole}
         sys.stdout.write(json.dumps(doc, indent=2) + "\n")
     else:
-        from mcpdelta.report.safe import visible  # a tool's name is a server's
+        from mcpdelta.safe import visible  # a tool's name is a server's
 
         for name, digest in tools.items():
             sys.stdout.write(f"{digest}  {visible(name)}\n")

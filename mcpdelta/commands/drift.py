@@ -21,8 +21,8 @@ import json
 import sys
 
 from mcpdelta.commands import options
-from mcpdelta.report.safe import html_text, json_text, md_text, no_command_lines, visible
 from mcpdelta.resources import SQL_DIR as SQL
+from mcpdelta.safe import html_text, json_text, md_text, no_command_lines, visible
 
 FORMAT = "mcpdelta.drift/v1"
 HELP = "report which servers' descriptions and other prose moved, with the judges' notes"

@@ -208,7 +208,7 @@ def rows_from_folder(folder: str, warn=None) -> tuple[list, list]:
 
 
 def _stderr(line):
-    from mcpdelta.report.safe import visible  # a folder's names are anyone's
+    from mcpdelta.safe import visible  # a folder's names are anyone's
 
     print(visible(line), file=sys.stderr)
 

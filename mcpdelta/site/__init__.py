@@ -12,7 +12,7 @@
 
 Pages come from the Jinja2 templates beside this file with autoescape on,
 and every value a server or registry chose also passes through
-``mcpdelta.report.safe.visible`` (control and bidi characters shown as
+``mcpdelta.safe.visible`` (control and bidi characters shown as
 escapes): a hostile name is text. Every number is a query under
 ``sql/site/`` (or ``sql/study/``) on the lake, run once for all servers.
 """
@@ -23,8 +23,8 @@ import json
 import re
 
 from mcpdelta.engine.catalog import RULES, SEVERITIES
-from mcpdelta.report.safe import visible
 from mcpdelta.resources import SQL_DIR
+from mcpdelta.safe import visible
 
 from importlib import resources as _resources
 

@@ -18,7 +18,7 @@ import pathlib
 from mcpdelta import progress
 from mcpdelta.engine.catalog import SEVERITIES
 from mcpdelta.files import write_file
-from mcpdelta.report.safe import html_text, md_code, md_text
+from mcpdelta.safe import html_text, md_code, md_text
 
 from mcpdelta.resources import SQL_DIR as SQL
 COLOURS = {"BREAKING": "#c62828", "POTENTIALLY_BREAKING": "#ef6c00",
@@ -158,7 +158,7 @@ def _integer_ticks(axis):
 def _label(text) -> str:
     """A value from the lake as figure text: one line, and a dollar sign a
     dollar sign (two would start matplotlib's math text, which can fail to parse)."""
-    from mcpdelta.report.safe import visible
+    from mcpdelta.safe import visible
 
     return visible(text).replace("$", r"\$")
 

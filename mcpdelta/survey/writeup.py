@@ -91,8 +91,8 @@ ID_COLUMNS = ("server_id", "version", "old_version", "new_version", "latest")
 
 def _literal_ids(row: dict) -> dict:
     """The row with its ids and versions as literal Markdown text
-    (``mcpdelta.report.safe.md_text``), wherever the page puts them."""
-    from mcpdelta.report.safe import md_text
+    (``mcpdelta.safe.md_text``), wherever the page puts them."""
+    from mcpdelta.safe import md_text
 
     return {k: md_text(v) if k in ID_COLUMNS and isinstance(v, str) else v for k, v in row.items()}
 
