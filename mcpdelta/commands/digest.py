@@ -11,7 +11,8 @@ def add_arguments(parser):
 
 
 def run(args) -> int:
-    from mcpdelta.contract import CanonicalError, manifest_digest, tool_digest
+    from mcpdelta.contract import CanonicalError, tool_digest
+    from mcpdelta.engine.digest import manifest_digest
     from mcpdelta.engine.manifest import read_manifest
     from mcpdelta.errors import InputError
 
