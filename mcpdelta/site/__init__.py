@@ -234,7 +234,7 @@ def _load_downloads(path) -> dict:
 
 
 def build(con, out, *, servers_file=None, downloads=None, data=False, on_stage=None) -> dict:
-    """Write the site for the lake ``con`` shows (``mcpdelta.survey.report.open_lake``)
+    """Write the site for the lake ``con`` shows (``mcpdelta.survey.queries.open_lake``)
     into the folder ``out``; return counts: pages, bytes, the largest page."""
     import pathlib
 
@@ -244,7 +244,7 @@ def build(con, out, *, servers_file=None, downloads=None, data=False, on_stage=N
     popularity = _load_downloads(downloads)
     stage("query", "the lake")
     settle(con)
-    from mcpdelta.survey.report import scope_of
+    from mcpdelta.survey.queries import scope_of
 
     engine, policy = scope_of(con)
     servers = _query(con, "site/servers")

@@ -157,7 +157,7 @@ def test_bad_input_is_one_line_and_exit_2(lake, tmp_path):
 def test_a_step_lists_its_share_of_the_budget_and_counts_the_rest(lake):
     from mcpdelta.resources import SQL_DIR
     from mcpdelta.site import _rows, settle
-    from mcpdelta.survey.report import open_lake
+    from mcpdelta.survey.queries import open_lake
 
     con = settle(open_lake(lake / "lake"))
     sql = (SQL_DIR / "site" / "step_changes.sql").read_text()

@@ -21,8 +21,8 @@ import pytest
 
 from mcpdelta.engine.policy import Policy
 from mcpdelta.lake import Lake
+from mcpdelta.resources import SQL_DIR as SQL
 from mcpdelta.survey.diffstage import engine_version, policy_hash
-from mcpdelta.survey.report import SQL
 from mcpdelta.survey.writeup import gather_study
 from tests.conftest import ROOT
 from tests.survey.test_study import MCPDELTA
