@@ -10,23 +10,25 @@
     DIR/assets/                 the one stylesheet and script (no network at view time)
     DIR/data/v1/<table>.parquet the dataset (docs/dataset.md), with ``--data``
 
-Pages come from the Jinja2 templates beside this file with autoescape on,
-and every value a server or registry chose also passes through
-``mcpdelta.safe.visible`` (control and bidi characters shown as
-escapes): a hostile name is text. Every number is a query under
-``sql/site/`` (or ``sql/study/``) on the lake, run once for all servers.
+Pages come from the Jinja2 templates beside this file, in the one page
+shell (``mcpdelta.pages``: autoescape on, and every value a server or
+registry chose also through ``mcpdelta.safe.visible``): a hostile name is
+text. Every number is a query under ``sql/site/`` (or ``sql/study/``) on
+the lake, run once for all servers.
 """
 
 import collections
 import hashlib
 import json
+import pathlib
 import re
 
+from mcpdelta import pages
 from mcpdelta.engine.catalog import RULES, SEVERITIES
 from mcpdelta.resources import SQL_DIR
-from mcpdelta.safe import visible
 
-from importlib import resources as _resources
+TEMPLATES = pathlib.Path(__file__).resolve().parent / "templates"
+STATIC = TEMPLATES.parent / "static"
 
 # a server's page lists about this many changes, shared among its steps and
 # severities, and at least CHANGES_LEAST of each severity of a step (the rest
@@ -77,22 +79,8 @@ def slug(text) -> str:
     return safe
 
 
-def _finalize(value):
-    """What ``{{ value }}`` prints: nothing for None, a string on one line
-    with its control characters escaped (autoescape then handles markup)."""
-    if value is None:
-        return ""
-    if isinstance(value, str) and not hasattr(value, "__html__"):
-        return visible(value)
-    return value
-
-
 def environment():
-    import jinja2
-
-    env = jinja2.Environment(loader=jinja2.PackageLoader("mcpdelta.site", "templates"),
-                             autoescape=True, finalize=_finalize, undefined=jinja2.StrictUndefined,
-                             trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+    env = pages.environment(TEMPLATES)
     env.filters["slug"] = slug
     env.filters["pct"] = lambda v: "" if v is None else f"{100 * v:.1f} %"
     env.filters["day"] = lambda v: "" if v is None else v.strftime("%Y-%m-%d")
@@ -236,8 +224,6 @@ def _load_downloads(path) -> dict:
 def build(con, out, *, servers_file=None, downloads=None, data=False, on_stage=None) -> dict:
     """Write the site for the lake ``con`` shows (``mcpdelta.survey.queries.open_lake``)
     into the folder ``out``; return counts: pages, bytes, the largest page."""
-    import pathlib
-
     out = pathlib.Path(out)
     stage = on_stage or (lambda name, what: None)
     packages = _load_servers_file(servers_file)
@@ -320,9 +306,8 @@ def build(con, out, *, servers_file=None, downloads=None, data=False, on_stage=N
          tables=DATA_TABLES)
     for name in sql_files:
         _mkdir(out / "sql" / name).write_text((SQL_DIR / name).read_text(), encoding="utf-8")
-    for asset in ("site.css", "site.js"):
-        text = _resources.files("mcpdelta.site").joinpath("static", asset).read_text()
-        _mkdir(out / "assets" / asset).write_text(text, encoding="utf-8")
+    for asset, source in (("site.css", pages.STYLE), ("site.js", STATIC / "site.js")):
+        _mkdir(out / "assets" / asset).write_text(source.read_text(encoding="utf-8"), encoding="utf-8")
     exported = export(con, out / "data" / DATA_VERSION) if data else []
     largest = max(written, key=written.get)
     return {"pages": len(written), "bytes": sum(written.values()), "largest": largest,

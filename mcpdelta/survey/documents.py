@@ -8,7 +8,7 @@ no network), so the file opens offline.
 import io
 import pathlib
 
-from mcpdelta import progress
+from mcpdelta import pages, progress
 from mcpdelta.engine.catalog import SEVERITIES
 from mcpdelta.files import write_file
 from mcpdelta.safe import html_text, md_code, md_text
@@ -134,13 +134,7 @@ def page(facts) -> str:
         under = ("<h2>Under-bumped releases</h2>" + (
             "<table><tr><th>Server</th><th>From</th><th>To</th>"
             f"<th>Declared</th><th>Earned</th></tr>{cells}</table>" if cells else "<p>None found.</p>"))
-    return f"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>mcpdelta survey</title>
-<style>body{{font-family:system-ui,sans-serif;max-width:70em;margin:2em auto;padding:0 1em}}
-table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:.25em .5em;text-align:left}}
-svg{{max-width:100%;height:auto}}figure{{margin:0 0 1.5em}}
-figcaption{{color:#444;font-size:.9em;max-width:60em}}</style></head><body>
-<h1>mcpdelta survey</h1>
+    return pages.single_file("mcpdelta survey", f"""<h1>mcpdelta survey</h1>
 <p>Engine <code>{e(facts['engine'])}</code>, policy <code>{e(facts['policy'])}</code>.</p>
 <table><tr><th>Severity</th><th>Changes</th></tr>{totals}</table>
 {"".join(sections)}
@@ -149,6 +143,4 @@ figcaption{{color:#444;font-size:.9em;max-width:60em}}</style></head><body>
 (<code>mcpdelta diff</code> shows each change and its witness).</p>
 <table><tr><th>Server</th><th>From</th><th>To</th><th>Rule</th><th>Changes</th><th>Witnessed</th>
 <th>Entities</th></tr>{rows}</table>
-{under}
-</body></html>
-"""
+{under}""")
