@@ -46,7 +46,7 @@ EXIT_STATUSES = (
 )
 
 # the extra that brings each optional top-level package (pyproject.toml)
-EXTRAS = {"duckdb": "survey", "pyarrow": "survey", "polars": "survey", "matplotlib": "survey",
+EXTRAS = {"duckdb": "survey", "pyarrow": "survey", "polars": "survey", "matplotlib": "survey", "jinja2": "survey",
           "mcp": "survey", "pydantic": "survey", "openai": "judges", "prefect": "flows",
           "prefect_dask": "flows", "boto3": "s3", "botocore": "s3"}
 
