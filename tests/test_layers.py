@@ -153,6 +153,12 @@ def test_no_import_climbs_a_floor():
     assert not found, "imports of a floor not below the importer's:\n" + "\n".join(found)
 
 
+def write_tree(root: pathlib.Path, files: dict) -> None:
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+
+
 def test_the_checks_find_what_they_look_for(tmp_path):
     files = {
         "pkg/__init__.py": "",
@@ -162,9 +168,7 @@ def test_the_checks_find_what_they_look_for(tmp_path):
         "pkg/sub/__init__.py": "from .leaf import LEAF\nSHARED = 1\n",
         "pkg/sub/leaf.py": "from .. import sub\nfrom pkg.sub import SHARED\nLEAF = 2\n",
     }
-    for name, text in files.items():
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text(text)
+    write_tree(tmp_path, files)
     found = [sorted(c) for c in circles(tmp_path, "pkg")]
     assert sorted(found) == [
         ["pkg/a.py:2 pkg.a -> pkg.b", "pkg/b.py:1 pkg.b -> pkg.a"],
@@ -183,9 +187,7 @@ def test_the_floor_check_finds_climbs(tmp_path):
         "pkg/top.py": "import pkg.mid.part\ndef main():\n    pass\n",
         "pkg/stray.py": "",
     }
-    for name, text in files.items():
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text(text)
+    write_tree(tmp_path, files)
     drawing = "intro\n\n## Floors\n\n```text\ntop\nmid  side\nlow\npkg\n```\n"
     floors = drawn_floors(drawing)
     assert floors == [["pkg"], ["low"], ["mid", "side"], ["top"]]
