@@ -24,6 +24,7 @@ from mcpdelta import pages
 from mcpdelta.commands import options
 from mcpdelta.resources import SQL_DIR as SQL
 from mcpdelta.safe import html_text, json_text, md_text, no_command_lines, visible
+from mcpdelta.survey import queries
 
 FORMAT = "mcpdelta.drift/v1"
 HELP = "report which servers' descriptions and other prose moved, with the judges' notes"
@@ -80,9 +81,7 @@ def drift_rows(con, since=None) -> list:
     """The rows of ``sql/drift_notes.sql`` (as dicts) on a lake connection."""
     con.execute("CREATE OR REPLACE TEMP VIEW description_drift AS\n"
                 + (SQL / "description_drift.sql").read_text())
-    cursor = con.execute((SQL / "drift_notes.sql").read_text(), {"since": since})
-    columns = [d[0] for d in cursor.description]
-    return [dict(zip(columns, row)) for row in cursor.fetchall()]
+    return queries.query(con, "drift_notes", {"since": since})
 
 
 def _text(value_json):

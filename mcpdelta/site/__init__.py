@@ -26,6 +26,7 @@ import re
 from mcpdelta import pages
 from mcpdelta.engine.catalog import RULES, SEVERITIES
 from mcpdelta.resources import SQL_DIR
+from mcpdelta.survey import queries
 
 TEMPLATES = pathlib.Path(__file__).resolve().parent / "templates"
 STATIC = TEMPLATES.parent / "static"
@@ -85,16 +86,6 @@ def environment():
     env.filters["pct"] = lambda v: "" if v is None else f"{100 * v:.1f} %"
     env.filters["day"] = lambda v: "" if v is None else v.strftime("%Y-%m-%d")
     return env
-
-
-def _rows(con, sql: str, params=None) -> list:
-    cursor = con.execute(sql, params or {})
-    columns = [d[0] for d in cursor.description]
-    return [dict(zip(columns, row)) for row in cursor.fetchall()]
-
-
-def _query(con, name: str) -> list:
-    return _rows(con, (SQL_DIR / f"{name}.sql").read_text())
 
 
 def settle(con):
@@ -230,18 +221,16 @@ def build(con, out, *, servers_file=None, downloads=None, data=False, on_stage=N
     popularity = _load_downloads(downloads)
     stage("query", "the lake")
     settle(con)
-    from mcpdelta.survey.queries import scope_of
-
-    engine, policy = scope_of(con)
-    servers = _query(con, "site/servers")
-    releases = _grouped(_rows(con, "SELECT r.*, (SELECT count(*) FROM tools t WHERE t.server_id = r.server_id "
-                                   "AND t.manifest_digest = r.digest) AS tools FROM releases r "
-                                   "ORDER BY server_id, position"), "server_id")
-    steps = _grouped(_rows(con, "SELECT * FROM release_steps ORDER BY server_id, position"), "server_id")
-    changes = _grouped(_rows(con, (SQL_DIR / "site/step_changes.sql").read_text(),
-                             {"budget": CHANGES_BUDGET, "least": CHANGES_LEAST}), "server_id", "position")
-    pairs = _grouped(_query(con, "site/pair_rules"), "server_id")
-    firings = _grouped(_query(con, "site/rule_firings"), "rule")
+    engine, policy = queries.scope_of(con)
+    servers = queries.query(con, "site/servers")
+    releases = _grouped(queries.rows(con, "SELECT r.*, (SELECT count(*) FROM tools t WHERE t.server_id = "
+                                          "r.server_id AND t.manifest_digest = r.digest) AS tools FROM releases r "
+                                          "ORDER BY server_id, position"), "server_id")
+    steps = _grouped(queries.rows(con, "SELECT * FROM release_steps ORDER BY server_id, position"), "server_id")
+    changes = _grouped(queries.query(con, "site/step_changes", {"budget": CHANGES_BUDGET, "least": CHANGES_LEAST}),
+                       "server_id", "position")
+    pairs = _grouped(queries.query(con, "site/pair_rules"), "server_id")
+    firings = _grouped(queries.query(con, "site/rule_firings"), "rule")
 
     for row in servers:
         registry, package = packages.get(row["server_id"], (None, None))
@@ -295,7 +284,7 @@ def build(con, out, *, servers_file=None, downloads=None, data=False, on_stage=N
     recount.register(con, None)
     figures = []
     for name, title, shown in FIGURES:
-        rows = _query(con, f"study/{name}")
+        rows = queries.query(con, f"study/{name}")
         figures.append({"name": name, "title": title, "columns": list(rows[0]) if rows else [],
                         "rows": rows[:shown], "hidden": max(0, len(rows) - shown)})
     sql_files = sorted({f"study/{n}.sql" for n, _, _ in FIGURES} | {

@@ -1,6 +1,6 @@
 """Reading a lake for analysis: a connection that shows one engine's and
 policy's changes, of some servers (``open_lake``), and the rows of a query
-under ``sql/`` as dicts (``query``) or a Polars DataFrame (``frame``). The
+under ``sql/`` as dicts (``query``; any query: ``rows``) or a Polars DataFrame (``frame``). The
 survey's report, the study's write-up, the site and the notebooks read the
 lake through these."""
 
@@ -9,11 +9,16 @@ import fnmatch
 from mcpdelta.resources import SQL_DIR as SQL
 
 
-def query(con, name: str, params=None) -> list:
-    """Rows of ``sql/<name>.sql`` as dicts."""
-    cursor = con.execute((SQL / f"{name}.sql").read_text(), params or {})
+def rows(con, sql: str, params=None) -> list:
+    """Rows of the query ``sql`` as dicts."""
+    cursor = con.execute(sql, params or {})
     columns = [d[0] for d in cursor.description]
     return [dict(zip(columns, row)) for row in cursor.fetchall()]
+
+
+def query(con, name: str, params=None) -> list:
+    """Rows of ``sql/<name>.sql`` as dicts."""
+    return rows(con, (SQL / f"{name}.sql").read_text(), params)
 
 
 def frame(con, name: str, params=None):
