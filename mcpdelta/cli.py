@@ -46,7 +46,7 @@ EXIT_STATUSES = (
 )
 
 # the extra that brings each optional top-level package (pyproject.toml)
-EXTRAS = {"duckdb": "survey", "pyarrow": "survey", "polars": "survey", "matplotlib": "survey",
+EXTRAS = {"duckdb": "survey", "pyarrow": "survey", "polars": "survey", "matplotlib": "survey", "jinja2": "survey",
           "mcp": "survey", "pydantic": "survey", "openai": "judges", "prefect": "flows",
           "prefect_dask": "flows", "boto3": "s3", "botocore": "s3"}
 
@@ -146,14 +146,14 @@ def main(argv=None) -> int:
         print(line, file=sys.stderr)
         return 2
     except InputError as exc:  # one line, whatever the name or the text it quotes holds
-        from mcpdelta.report.safe import visible
+        from mcpdelta.safe import visible
 
         print(f"mcpdelta: error: {visible(exc)}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         return 0
     except OSError as exc:  # the file system refused (full, read-only): a line, not a traceback
-        from mcpdelta.report.safe import visible
+        from mcpdelta.safe import visible
 
         print(f"mcpdelta: error: {visible(describe_os_error(exc))}", file=sys.stderr)
         return 2

@@ -161,18 +161,3 @@ def well_formed(digest: str) -> bool:
     scheme, hexpart = split_digest(digest)
     return scheme in FIELDS and isinstance(hexpart, str) and bool(_HEX.fullmatch(hexpart))
 
-
-def manifest_digest(manifest: dict) -> str:
-    """A digest of a whole snapshot, independent of list order: each list of
-    tools, prompts, resources and templates becomes a map keyed by identity."""
-    from mcpdelta.engine.manifest import ENTITY_KEYS
-
-    keyed = dict(manifest)
-    for key, name in ENTITY_KEYS.items():
-        if isinstance(keyed.get(key), list):
-            keyed[key] = {m[name]: m for m in keyed[key]}
-    if isinstance(keyed.get("probes"), dict):  # a probe's values are not contract: its shape is
-        from mcpdelta.engine.behaviour import fingerprint
-
-        keyed["probes"] = {n: fingerprint(p) for n, p in keyed["probes"].items()}
-    return digest_contract(keyed, SCHEME_V2)

@@ -21,6 +21,7 @@ import re
 import urllib.parse
 
 from mcpdelta.errors import InputError
+from mcpdelta.safe import visible
 
 MAX_NAME_BYTES = 255  # one path component on every common file system
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
@@ -33,8 +34,6 @@ class UnsafeName(InputError):
 def file_name(name, what: str = "name") -> str:
     """``name`` when it is one safe path component; ``UnsafeName`` naming it
     and what is wrong otherwise."""
-    from mcpdelta.report.safe import visible
-
     shown = f"{what} {visible(name)!r}" if isinstance(name, str) else what
     if not isinstance(name, str) or not name:
         raise UnsafeName(shown, "is empty; it cannot name a file")

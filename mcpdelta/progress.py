@@ -12,6 +12,8 @@ import os
 import sys
 import time
 
+from mcpdelta.safe import visible
+
 _active = None  # the open display of this process, if any
 
 
@@ -65,8 +67,6 @@ def plain(text) -> str:
     """A detail as terminal text: server ids and paths are neither control
     characters nor rich markup (``[link=...]``) on the way out."""
     from rich.markup import escape
-
-    from mcpdelta.report.safe import visible
 
     return escape(visible(text))
 

@@ -39,7 +39,8 @@ import json
 
 import polars as pl
 
-from mcpdelta.survey.report import frame, open_lake, plot_description_drift, scope_of
+from mcpdelta.survey.queries import frame, open_lake, scope_of
+from mcpdelta.survey.report import plot_description_drift
 
 pl.Config.set_tbl_rows(30)
 pl.Config.set_fmt_str_lengths(80)

@@ -34,8 +34,8 @@ SERVERS = []  # server ids or globs (["acme-*"]) to keep; empty: every server
 # %matplotlib inline
 import polars as pl
 
-from mcpdelta.survey.report import (frame, open_lake, plot_breaking_by_version,
-                                    plot_rule_frequencies, plot_severity_mix, scope_of)
+from mcpdelta.survey.queries import frame, open_lake, scope_of
+from mcpdelta.survey.report import plot_breaking_by_version, plot_rule_frequencies, plot_severity_mix
 
 pl.Config.set_tbl_rows(30)
 pl.Config.set_fmt_str_lengths(60)

@@ -46,7 +46,8 @@ SERVERS = []  # server ids or globs (["acme-*"]) to keep; empty: every server
 # %matplotlib inline
 import polars as pl
 
-from mcpdelta.survey.report import GRADES, frame, open_lake, plot_semver_honesty, scope_of
+from mcpdelta.survey.queries import frame, open_lake, scope_of
+from mcpdelta.survey.report import GRADES, plot_semver_honesty
 
 pl.Config.set_tbl_rows(30)
 con = open_lake(LAKE, SERVERS)

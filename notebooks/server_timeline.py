@@ -35,7 +35,8 @@ LIMIT = 6  # with no filter: how many servers to draw (the ones that changed mos
 # %matplotlib inline
 import polars as pl
 
-from mcpdelta.survey.report import frame, open_lake, plot_server_timeline, scope_of
+from mcpdelta.survey.queries import frame, open_lake, scope_of
+from mcpdelta.survey.report import plot_server_timeline
 
 pl.Config.set_tbl_rows(40)
 pl.Config.set_fmt_str_lengths(70)

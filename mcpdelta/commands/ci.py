@@ -192,7 +192,7 @@ def _say_overwritten(server_id: str, path: str, live: dict, lockfile: bool, poli
     """Before ``--update-baseline`` writes: each BREAKING change it accepts
     (what the old baseline promised and the live server no longer does)."""
     from mcpdelta.engine.result import DiffResult
-    from mcpdelta.report.safe import visible
+    from mcpdelta.safe import visible
 
     if not os.path.exists(path):
         print(visible(f"{server_id}: no baseline at {path} yet: nothing overwritten"))
@@ -297,7 +297,7 @@ def _overall(checked) -> tuple[str, str]:
 def _report(checked, args, policy, approvals=None) -> None:
     from mcpdelta.report import render
 
-    from mcpdelta.report.safe import visible
+    from mcpdelta.safe import visible
 
     github = os.environ.get("GITHUB_ACTIONS") == "true"
     for c in checked:
@@ -344,7 +344,7 @@ def annotations(checked, approvals=None) -> str:
     each kind per step, then one line saying how many were left out; a
     stale approval is a warning at its line of the approvals file."""
     from mcpdelta.report.github_format import annotation_lines, cap
-    from mcpdelta.report.safe import workflow_message, workflow_property
+    from mcpdelta.safe import workflow_message, workflow_property
 
     found = []
     for c in checked:
@@ -367,7 +367,7 @@ def summary_markdown(checked, verdict: str, grade: str, counts: dict,
     """The job summary: one table of every server first, then each server's
     report, cut to ``budget`` characters with a line that says what was left out."""
     from mcpdelta.report import render
-    from mcpdelta.report.safe import html_text, md_code, md_text
+    from mcpdelta.safe import html_text, md_code, md_text
 
     head = ["## mcpdelta ci", "", f"**{verdict}** · grade **{grade}** · "
             + " · ".join(f"{n} `{s}`" for s, n in counts.items()), "",
@@ -431,7 +431,7 @@ def sarif(checked) -> str:
         from mcpdelta.report.sarif_format import empty_log
 
         log = empty_log()
-    from mcpdelta.report.safe import json_text
+    from mcpdelta.safe import json_text
 
     return json_text(json.dumps(log, indent=2, ensure_ascii=False)) + "\n"
 

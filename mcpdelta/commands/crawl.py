@@ -150,7 +150,7 @@ def run(args: argparse.Namespace) -> int:
     note = f"; {len(skipped)} already captured (skipped; --recapture to capture again)" if skipped else ""
     print(f"crawled {len(records)} capture(s): {ok} ok, {len(records) - ok} failed{note}; "
           f"manifests and crawl-log.jsonl in {out}")
-    from mcpdelta.report.safe import visible  # ids, versions and errors come from the servers
+    from mcpdelta.safe import visible  # ids, versions and errors come from the servers
 
     for r in records:
         if not r.ok:

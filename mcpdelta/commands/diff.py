@@ -131,7 +131,7 @@ def finish_approvals(args, approvals, results) -> int | None:
     if approvals is None:
         return None
     from mcpdelta.gate import approvals as A
-    from mcpdelta.report.safe import visible
+    from mcpdelta.safe import visible
 
     for line in A.stale_lines(approvals):
         print(f"mcpdelta: {line}", file=sys.stderr)

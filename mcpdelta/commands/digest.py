@@ -11,7 +11,8 @@ def add_arguments(parser):
 
 
 def run(args) -> int:
-    from mcpdelta.contract import CanonicalError, manifest_digest, tool_digest
+    from mcpdelta.contract import CanonicalError, tool_digest
+    from mcpdelta.engine.digest import manifest_digest
     from mcpdelta.engine.manifest import read_manifest
     from mcpdelta.errors import InputError
 
@@ -28,7 +29,7 @@ def run(args) -> int:
         doc = {"tools": tools, "manifest": whole}
         sys.stdout.write(json.dumps(doc, indent=2) + "\n")
     else:
-        from mcpdelta.report.safe import visible  # a tool's name is a server's
+        from mcpdelta.safe import visible  # a tool's name is a server's
 
         for name, digest in tools.items():
             sys.stdout.write(f"{digest}  {visible(name)}\n")

@@ -20,9 +20,11 @@ import datetime as dt
 import json
 import sys
 
+from mcpdelta import pages
 from mcpdelta.commands import options
-from mcpdelta.report.safe import html_text, json_text, md_text, no_command_lines, visible
 from mcpdelta.resources import SQL_DIR as SQL
+from mcpdelta.safe import html_text, json_text, md_text, no_command_lines, visible
+from mcpdelta.survey import queries
 
 FORMAT = "mcpdelta.drift/v1"
 HELP = "report which servers' descriptions and other prose moved, with the judges' notes"
@@ -79,9 +81,7 @@ def drift_rows(con, since=None) -> list:
     """The rows of ``sql/drift_notes.sql`` (as dicts) on a lake connection."""
     con.execute("CREATE OR REPLACE TEMP VIEW description_drift AS\n"
                 + (SQL / "description_drift.sql").read_text())
-    cursor = con.execute((SQL / "drift_notes.sql").read_text(), {"since": since})
-    columns = [d[0] for d in cursor.description]
-    return [dict(zip(columns, row)) for row in cursor.fetchall()]
+    return queries.query(con, "drift_notes", {"since": since})
 
 
 def _text(value_json):
@@ -273,17 +273,9 @@ def _threshold():
     return THRESHOLD
 
 
-_CSS = """body{font-family:system-ui,sans-serif;margin:2em;max-width:70em;color:#222}
-table{border-collapse:collapse;width:100%;margin-bottom:2em}th,td{border:1px solid #ccc;padding:.3em .5em;
-vertical-align:top;text-align:left}th{background:#f4f4f4}tr.sec td{background:#fdecea}
-.old{color:#8a1c1c}.new{color:#1b5e20}code{font-size:.9em}ul{margin:0;padding-left:1.2em}"""
-
-
 def page(report) -> str:
     e = html_text
-    out = ["<!DOCTYPE html>", "<html lang=\"en\"><head><meta charset=\"utf-8\">",
-           "<title>mcpdelta description drift</title>", f"<style>{_CSS}</style></head><body>",
-           "<h1>mcpdelta description drift</h1>",
+    out = ["<h1>mcpdelta description drift</h1>",
            f"<p>Engine <code>{e(report['engine'])}</code>, policy <code>{e(report['policy'])}</code>: "
            f"{e(_headline(report))}; {e(_voters(report))}. "
            "Judge notes are advisory: they never change a severity.</p>"]
@@ -307,8 +299,7 @@ def page(report) -> str:
             verdict = e(c["verdict"] or "") + ("<br><b>security-relevant</b>" if c["security_relevant"] else "")
             out.append(_html_row(c, "", f"<td>{verdict}</td>"))
         out.append("</table>")
-    out.append("</body></html>")
-    return "\n".join(out) + "\n"
+    return pages.single_file("mcpdelta description drift", "\n".join(out))
 
 
 def _html_row(c, lead, verdict):

@@ -23,7 +23,7 @@ def run(args) -> int:
         with lake.writing(args.wait):
             counts = store(lake, rows, attempts)
         progress.finish(f"{counts['added']} new, {counts['errors']} errors")
-    from mcpdelta.report.safe import visible  # a folder's names and files are anyone's
+    from mcpdelta.safe import visible  # a folder's names and files are anyone's
 
     errors = counts["errors"]
     print(visible(f"ingested {counts['rows']} capture{'' if counts['rows'] == 1 else 's'} from {args.folder}: "

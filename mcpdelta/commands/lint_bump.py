@@ -10,7 +10,7 @@ import json
 import sys
 
 from mcpdelta.commands import options
-from mcpdelta.report.safe import json_text, no_command_lines, visible
+from mcpdelta.safe import json_text, no_command_lines, visible
 
 
 def add_arguments(parser):

@@ -43,7 +43,7 @@ def run(args) -> int:
                                semvers, embed=not args.no_contract, notes=notes)
     except CanonicalError as exc:
         raise InputError(args.manifest, f"cannot canonicalise a tool: {exc}") from None
-    from mcpdelta.report.safe import json_text, visible  # tool names and notes are a server's
+    from mcpdelta.safe import json_text, visible  # tool names and notes are a server's
 
     for note in notes:
         print(f"mcpdelta: note: {visible(note)}", file=sys.stderr)

@@ -31,7 +31,9 @@ def run(args) -> int:
     from mcpdelta.errors import InputError
     from mcpdelta.lake import Lake
     from mcpdelta.survey import default_report_dir, report_folder, write_report_at
-    from mcpdelta.survey.report import ALL_PLOTS, gather, open_lake, render, save_png, scope_of
+    from mcpdelta.survey.documents import gather
+    from mcpdelta.survey.queries import open_lake, scope_of
+    from mcpdelta.survey.report import ALL_PLOTS, render, save_png
 
     lake = Lake(args.lake)
     lake.require()

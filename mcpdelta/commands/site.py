@@ -31,7 +31,7 @@ def run(args) -> int:
     from mcpdelta import progress
     from mcpdelta.errors import InputError
     from mcpdelta.site import build
-    from mcpdelta.survey.report import open_lake
+    from mcpdelta.survey.queries import open_lake
 
     out = pathlib.Path(args.out)
     if out.exists() and not out.is_dir():

@@ -113,7 +113,7 @@ def text(summary, facts) -> str:
 def _breaking_summary(breaking, report) -> list:
     """The releases that broke most, each with its count and rules; every
     change is in the report (and ``mcpdelta diff`` of the pair)."""
-    from mcpdelta.report.safe import visible  # names come from the servers
+    from mcpdelta.safe import visible  # names come from the servers
 
     if not breaking:
         return []

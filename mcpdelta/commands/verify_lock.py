@@ -66,7 +66,7 @@ def _run_one(args) -> int:
         except CanonicalError as exc:
             raise InputError(args.manifest, f"cannot canonicalise a tool: {exc}") from None
     except InputError as exc:
-        from mcpdelta.report.safe import visible
+        from mcpdelta.safe import visible
 
         print(f"mcpdelta: error: {visible(exc)}", file=sys.stderr)
         return UNREADABLE
@@ -78,7 +78,7 @@ def _run_one(args) -> int:
                "generated_for": lock.generated_for, "drift": bool(drifted), "grade": grade,
                **{s: [d.name for d in drifts if d.status == s] for s in STATUSES},
                "tools": [d.as_json() for d in drifts if d.status != "unchanged"], "exit_code": code}
-        from mcpdelta.report.safe import json_text
+        from mcpdelta.safe import json_text
 
         sys.stdout.write(json_text(json.dumps(doc, indent=2, ensure_ascii=False)) + "\n")
     else:
@@ -119,7 +119,7 @@ def render_text(drifts, args, grade, note=None) -> str:
                              f" ({_short(p.pinned)} -> {_short(p.live)})" + (f"; {p.note}" if p.note else ""))
                 for c in p.changes:
                     lines.append(f"          {c.severity:<20} {c.rule}  {c.message}")
-    from mcpdelta.report.safe import no_command_lines, visible  # tool names are a server's
+    from mcpdelta.safe import no_command_lines, visible  # tool names are a server's
 
     return no_command_lines("\n".join(visible(line) for line in lines)) + "\n"
 

@@ -6,6 +6,7 @@ import sys
 import tempfile
 
 from mcpdelta.errors import InputError
+from mcpdelta.safe import visible
 
 
 def capture_live(servers_file: str, server_id: str, offline: bool = False, probes=None,
@@ -41,8 +42,6 @@ def capture_live(servers_file: str, server_id: str, offline: bool = False, probe
     record = records[-1]
     if not record.ok or record.manifest is None:
         raise InputError(f"server {server_id}", f"capture failed: {record.error_kind}: {record.error}")
-    from mcpdelta.report.safe import visible
-
     for warning in record.warnings:  # a refused probe, among others: said, not silent
         if "refused:" in warning:
             print(f"mcpdelta: note: server {visible(server_id)}: {visible(warning)}", file=sys.stderr)

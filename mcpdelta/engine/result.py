@@ -38,7 +38,8 @@ class DiffResult:
     def digests(self) -> tuple:
         """(old, new) manifest digests; a value RFC 8785 cannot represent (a
         lone surrogate, a number beyond a double) is an InputError."""
-        from mcpdelta.contract import CanonicalError, manifest_digest  # digests cost: only who asks pays
+        from mcpdelta.contract import CanonicalError  # digests cost: only who asks pays
+        from mcpdelta.engine.digest import manifest_digest
         from mcpdelta.errors import InputError
 
         out = []

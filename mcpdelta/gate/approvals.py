@@ -33,6 +33,7 @@ import re
 
 from mcpdelta.config import APPROVALS_NAME as DEFAULT_NAME
 from mcpdelta.errors import InputError
+from mcpdelta.safe import visible
 from mcpdelta.sha256 import sha256  # not hashlib: a diff does without OpenSSL
 
 VERSION = 1
@@ -226,8 +227,6 @@ approvals:
 
 def entry_text(change, fp: str, server: str | None, reason: str | None, indent: str = "  ") -> str:
     """One entry in block style, a comment with the change's message above it."""
-    from mcpdelta.report.safe import visible
-
     comment = visible(f"{change.severity} {change.rule}: {change.message}")
     quoted = json.dumps  # a JSON string is a YAML double-quoted scalar
     entity = "null" if change.entity is None else quoted(change.entity, ensure_ascii=True)
@@ -278,8 +277,6 @@ def to_approve(result) -> list:
 
 def stale_lines(approvals: Approvals | None) -> list[str]:
     """One line per stale entry, naming the file, its line and what it named."""
-    from mcpdelta.report.safe import visible
-
     if approvals is None:
         return []
     return [visible(f"{approvals.where(a)}: stale approval {a.fingerprint} ({a.rule}"

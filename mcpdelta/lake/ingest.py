@@ -18,8 +18,9 @@ import re
 import stat
 import sys
 
-from mcpdelta.contract import manifest_digest, tool_digest
+from mcpdelta.contract import tool_digest
 from mcpdelta.engine.behaviour import fingerprint
+from mcpdelta.engine.digest import manifest_digest
 from mcpdelta.engine.fingerprint import shape_hash
 from mcpdelta.engine.manifest import DEFAULT_MAX_BYTES, parse_manifest
 from mcpdelta.errors import InputError
@@ -208,7 +209,7 @@ def rows_from_folder(folder: str, warn=None) -> tuple[list, list]:
 
 
 def _stderr(line):
-    from mcpdelta.report.safe import visible  # a folder's names are anyone's
+    from mcpdelta.safe import visible  # a folder's names are anyone's
 
     print(visible(line), file=sys.stderr)
 

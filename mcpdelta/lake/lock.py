@@ -102,7 +102,7 @@ def _acquire(fd, path, wait, notify):
 
 
 def _holder(path) -> str:
-    from mcpdelta.report.safe import visible
+    from mcpdelta.safe import visible
 
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)

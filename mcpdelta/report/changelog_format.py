@@ -9,8 +9,8 @@ from mcpdelta.engine.catalog import SEVERITIES
 from mcpdelta.gate.verdict import of, security_notes
 from mcpdelta.report import gate_counts, severity_counts
 from mcpdelta.report.markdown_format import code, text
-from mcpdelta.report.safe import no_command_lines
 from mcpdelta.report.view import approval_text, compact, kind_of, message, natural_key, plural
+from mcpdelta.safe import no_command_lines
 
 TITLES = {
     "BREAKING": "Breaking changes",

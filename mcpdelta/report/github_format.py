@@ -9,8 +9,8 @@ out instead. ``mcpdelta ci`` applies the same cap across all its servers."""
 
 from mcpdelta.gate.verdict import of, security_notes
 from mcpdelta.report import headline
-from mcpdelta.report.safe import visible, workflow_message, workflow_property
 from mcpdelta.report.view import approval_text, message
+from mcpdelta.safe import visible, workflow_message, workflow_property
 
 MAX_ANNOTATIONS = 10
 KINDS = ("error", "warning", "notice")

@@ -1,6 +1,6 @@
 import json
 
-from mcpdelta.report.safe import json_text
+from mcpdelta.safe import json_text
 
 
 def render(result, **_) -> str:

@@ -6,8 +6,8 @@ import xml.etree.ElementTree as ET
 
 from mcpdelta.gate.verdict import of, security_notes
 from mcpdelta.report import groups
-from mcpdelta.report.safe import visible as v
 from mcpdelta.report.view import approval_text, kind_of
+from mcpdelta.safe import visible as v
 
 
 def _notes(gate, c) -> str:

@@ -5,10 +5,10 @@ kept under ``max_chars`` (GitHub holds 65,536 characters in a comment)."""
 
 from mcpdelta.gate.verdict import of
 from mcpdelta.report import headline
-from mcpdelta.report.safe import md_code as code
-from mcpdelta.report.safe import md_text as text
-from mcpdelta.report.safe import no_command_lines
 from mcpdelta.report.view import approval_text, compact, cut, hidden_count, plural, rule_counts, sections
+from mcpdelta.safe import md_code as code
+from mcpdelta.safe import md_text as text
+from mcpdelta.safe import no_command_lines
 
 _ICONS = {"BREAKING": "🔴", "POTENTIALLY_BREAKING": "🟠", "NON_BREAKING": "🟢",
           "DOCUMENTATION": "📝"}

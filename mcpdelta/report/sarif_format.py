@@ -5,7 +5,7 @@ import json
 from mcpdelta import ENGINE_NAME, __version__
 from mcpdelta.engine.catalog import RULES
 from mcpdelta.gate.verdict import fails, of, security_relevant
-from mcpdelta.report.safe import json_text
+from mcpdelta.safe import json_text
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 

@@ -5,8 +5,8 @@ import os
 
 from mcpdelta.gate.verdict import of
 from mcpdelta.report import headline
-from mcpdelta.report.safe import no_command_lines, visible
 from mcpdelta.report.view import approval_text, compact, cut, hidden_count, plural, rule_counts, sections
+from mcpdelta.safe import no_command_lines, visible
 
 _COLOURS = {"BREAKING": "31", "POTENTIALLY_BREAKING": "33", "NON_BREAKING": "32",
             "DOCUMENTATION": "36"}

@@ -10,23 +10,26 @@
     DIR/assets/                 the one stylesheet and script (no network at view time)
     DIR/data/v1/<table>.parquet the dataset (docs/dataset.md), with ``--data``
 
-Pages come from the Jinja2 templates beside this file with autoescape on,
-and every value a server or registry chose also passes through
-``mcpdelta.report.safe.visible`` (control and bidi characters shown as
-escapes): a hostile name is text. Every number is a query under
-``sql/site/`` (or ``sql/study/``) on the lake, run once for all servers.
+Pages come from the Jinja2 templates beside this file, in the one page
+shell (``mcpdelta.pages``: autoescape on, and every value a server or
+registry chose also through ``mcpdelta.safe.visible``): a hostile name is
+text. Every number is a query under ``sql/site/`` (or ``sql/study/``) on
+the lake, run once for all servers.
 """
 
 import collections
 import hashlib
 import json
+import pathlib
 import re
 
+from mcpdelta import pages
 from mcpdelta.engine.catalog import RULES, SEVERITIES
-from mcpdelta.report.safe import visible
 from mcpdelta.resources import SQL_DIR
+from mcpdelta.survey import queries
 
-from importlib import resources as _resources
+TEMPLATES = pathlib.Path(__file__).resolve().parent / "templates"
+STATIC = TEMPLATES.parent / "static"
 
 # a server's page lists about this many changes, shared among its steps and
 # severities, and at least CHANGES_LEAST of each severity of a step (the rest
@@ -77,36 +80,12 @@ def slug(text) -> str:
     return safe
 
 
-def _finalize(value):
-    """What ``{{ value }}`` prints: nothing for None, a string on one line
-    with its control characters escaped (autoescape then handles markup)."""
-    if value is None:
-        return ""
-    if isinstance(value, str) and not hasattr(value, "__html__"):
-        return visible(value)
-    return value
-
-
 def environment():
-    import jinja2
-
-    env = jinja2.Environment(loader=jinja2.PackageLoader("mcpdelta.site", "templates"),
-                             autoescape=True, finalize=_finalize, undefined=jinja2.StrictUndefined,
-                             trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+    env = pages.environment(TEMPLATES)
     env.filters["slug"] = slug
     env.filters["pct"] = lambda v: "" if v is None else f"{100 * v:.1f} %"
     env.filters["day"] = lambda v: "" if v is None else v.strftime("%Y-%m-%d")
     return env
-
-
-def _rows(con, sql: str, params=None) -> list:
-    cursor = con.execute(sql, params or {})
-    columns = [d[0] for d in cursor.description]
-    return [dict(zip(columns, row)) for row in cursor.fetchall()]
-
-
-def _query(con, name: str) -> list:
-    return _rows(con, (SQL_DIR / f"{name}.sql").read_text())
 
 
 def settle(con):
@@ -234,28 +213,24 @@ def _load_downloads(path) -> dict:
 
 
 def build(con, out, *, servers_file=None, downloads=None, data=False, on_stage=None) -> dict:
-    """Write the site for the lake ``con`` shows (``mcpdelta.survey.report.open_lake``)
+    """Write the site for the lake ``con`` shows (``mcpdelta.survey.queries.open_lake``)
     into the folder ``out``; return counts: pages, bytes, the largest page."""
-    import pathlib
-
     out = pathlib.Path(out)
     stage = on_stage or (lambda name, what: None)
     packages = _load_servers_file(servers_file)
     popularity = _load_downloads(downloads)
     stage("query", "the lake")
     settle(con)
-    from mcpdelta.survey.report import scope_of
-
-    engine, policy = scope_of(con)
-    servers = _query(con, "site/servers")
-    releases = _grouped(_rows(con, "SELECT r.*, (SELECT count(*) FROM tools t WHERE t.server_id = r.server_id "
-                                   "AND t.manifest_digest = r.digest) AS tools FROM releases r "
-                                   "ORDER BY server_id, position"), "server_id")
-    steps = _grouped(_rows(con, "SELECT * FROM release_steps ORDER BY server_id, position"), "server_id")
-    changes = _grouped(_rows(con, (SQL_DIR / "site/step_changes.sql").read_text(),
-                             {"budget": CHANGES_BUDGET, "least": CHANGES_LEAST}), "server_id", "position")
-    pairs = _grouped(_query(con, "site/pair_rules"), "server_id")
-    firings = _grouped(_query(con, "site/rule_firings"), "rule")
+    engine, policy = queries.scope_of(con)
+    servers = queries.query(con, "site/servers")
+    releases = _grouped(queries.rows(con, "SELECT r.*, (SELECT count(*) FROM tools t WHERE t.server_id = "
+                                          "r.server_id AND t.manifest_digest = r.digest) AS tools FROM releases r "
+                                          "ORDER BY server_id, position"), "server_id")
+    steps = _grouped(queries.rows(con, "SELECT * FROM release_steps ORDER BY server_id, position"), "server_id")
+    changes = _grouped(queries.query(con, "site/step_changes", {"budget": CHANGES_BUDGET, "least": CHANGES_LEAST}),
+                       "server_id", "position")
+    pairs = _grouped(queries.query(con, "site/pair_rules"), "server_id")
+    firings = _grouped(queries.query(con, "site/rule_firings"), "rule")
 
     for row in servers:
         registry, package = packages.get(row["server_id"], (None, None))
@@ -309,7 +284,7 @@ def build(con, out, *, servers_file=None, downloads=None, data=False, on_stage=N
     recount.register(con, None)
     figures = []
     for name, title, shown in FIGURES:
-        rows = _query(con, f"study/{name}")
+        rows = queries.query(con, f"study/{name}")
         figures.append({"name": name, "title": title, "columns": list(rows[0]) if rows else [],
                         "rows": rows[:shown], "hidden": max(0, len(rows) - shown)})
     sql_files = sorted({f"study/{n}.sql" for n, _, _ in FIGURES} | {
@@ -320,9 +295,8 @@ def build(con, out, *, servers_file=None, downloads=None, data=False, on_stage=N
          tables=DATA_TABLES)
     for name in sql_files:
         _mkdir(out / "sql" / name).write_text((SQL_DIR / name).read_text(), encoding="utf-8")
-    for asset in ("site.css", "site.js"):
-        text = _resources.files("mcpdelta.site").joinpath("static", asset).read_text()
-        _mkdir(out / "assets" / asset).write_text(text, encoding="utf-8")
+    for asset, source in (("site.css", pages.STYLE), ("site.js", STATIC / "site.js")):
+        _mkdir(out / "assets" / asset).write_text(source.read_text(encoding="utf-8"), encoding="utf-8")
     exported = export(con, out / "data" / DATA_VERSION) if data else []
     largest = max(written, key=written.get)
     return {"pages": len(written), "bytes": sum(written.values()), "largest": largest,

@@ -210,7 +210,7 @@ def report_folder(target):
 def write_report_at(con, target, engine, policy_id, **options) -> dict:
     """``write_report`` into a folder or an ``s3://`` location; the facts
     name the page where it ends up."""
-    from mcpdelta.survey.report import write_report
+    from mcpdelta.survey.documents import write_report
 
     with report_folder(target) as (folder, named):
         facts = write_report(con, folder, engine, policy_id, **options)

@@ -38,14 +38,14 @@ def cut(text, limit) -> str:
 
 def cell(text, limit=160) -> str:
     """A value the lake holds (a server or a file chose it) as literal Markdown, one line."""
-    from mcpdelta.report.safe import md_text
+    from mcpdelta.safe import md_text
 
     return md_text(cut(text, limit))
 
 
 def code(text, limit=160) -> str:
     """The same in a code span."""
-    from mcpdelta.report.safe import md_code
+    from mcpdelta.safe import md_code
 
     return md_code(cut(text, limit))
 

@@ -19,7 +19,8 @@ def drift_rows(con) -> dict:
     """The section's rows from ``con``, a study's lake narrowed to its
     counted steps (``writeup.counted_only``): the general drift queries, over
     the views they read."""
-    from mcpdelta.survey.report import SQL, query
+    from mcpdelta.resources import SQL_DIR as SQL
+    from mcpdelta.survey.queries import query
 
     for view in ("description_drift", "drift_scored"):
         con.execute(f"CREATE OR REPLACE VIEW {view} AS\n" + (SQL / f"{view}.sql").read_text())

@@ -165,7 +165,7 @@ def unpack(dest: pathlib.Path, out: pathlib.Path) -> int:
 
 
 def main(argv) -> int:
-    from mcpdelta.report.safe import visible
+    from mcpdelta.safe import visible
 
     try:
         if argv[0] == "--unpack":

@@ -1,26 +1,17 @@
-"""The survey report: Markdown and one self-contained HTML page, and its figures.
-
-Every number comes from a query under ``sql/``; plots are matplotlib SVG
-inlined in the page (no script, no network), so the file opens offline.
-
-The figures are plain functions from query rows to a matplotlib ``Figure``
-(no pyplot state), shared by the report, ``mcpdelta report --format png``
-and the notebooks under ``notebooks/``: one source for each picture. Each
-takes the rows of its queries as a list of dicts or a Polars DataFrame.
+"""The survey's figures: plain functions from query rows to a matplotlib
+``Figure`` (no pyplot state), shared by the survey's page
+(``survey/documents.py``), ``mcpdelta report --format png``, the study's
+write-up and the notebooks under ``notebooks/``: one source for each
+picture. Each takes the rows of its queries (``survey/queries.py``) as a
+list of dicts or a Polars DataFrame.
 """
 
 import dataclasses
 import decimal
-import fnmatch
-import io
 import pathlib
 
-from mcpdelta import progress
 from mcpdelta.engine.catalog import SEVERITIES
-from mcpdelta.files import write_file
-from mcpdelta.report.safe import html_text, md_code, md_text
 
-from mcpdelta.resources import SQL_DIR as SQL
 COLOURS = {"BREAKING": "#c62828", "POTENTIALLY_BREAKING": "#ef6c00",
            "NON_BREAKING": "#2e7d32", "DOCUMENTATION": "#1565c0"}
 # BREAKING split by what stands behind each change (mcpdelta/witness/evidence.py)
@@ -36,84 +27,6 @@ GRADES = ("none", "patch", "minor", "major")
 DECLARES_NOTHING = ("calver", "unknown")
 
 
-# --- reading the lake ------------------------------------------------------
-
-def query(con, name: str, params=None) -> list:
-    """Rows of ``sql/<name>.sql`` as dicts."""
-    cursor = con.execute((SQL / f"{name}.sql").read_text(), params or {})
-    columns = [d[0] for d in cursor.description]
-    return [dict(zip(columns, row)) for row in cursor.fetchall()]
-
-
-def frame(con, name: str, params=None):
-    """The result of ``sql/<name>.sql`` as a Polars DataFrame (through Arrow).
-    DuckDB's ``sum()`` of integers is a 128-bit integer that arrives as a
-    Decimal: whole decimals become Int64, others Float64."""
-    import polars as pl
-
-    data = con.sql((SQL / f"{name}.sql").read_text(), params=params or None).pl()
-    return data.with_columns(
-        pl.col(n).cast(pl.Int64 if t.scale == 0 else pl.Float64)
-        for n, t in data.schema.items() if isinstance(t, pl.Decimal))
-
-
-def open_lake(root, servers=None, engine_version=None, policy_hash=None):
-    """A DuckDB connection on the lake at ``root`` for analysis.
-
-    ``changes`` and ``pairs`` show the rows of one engine and policy: the
-    ones given, else those of the most recently diffed pair (what the last
-    survey reported). ``servers``, a list of ids or glob patterns
-    (``"demo-*"``), narrows every per-server table (``manifests``, ``tools``,
-    ``changes``, ``pairs``, ...) to the servers it matches; a filter matching nothing is an
-    error, not an empty analysis. Every ``sql/`` query then runs unchanged.
-    """
-    from mcpdelta.lake import Lake
-
-    lake = Lake(str(root))
-    lake.require()  # no lake: the CLI's one-line error, not an analysis of empty frames
-    con = lake.connect()
-    if engine_version is None and policy_hash is None:
-        latest = con.execute("SELECT engine_version, policy_hash FROM all_pairs "
-                             "ORDER BY diffed_at DESC LIMIT 1").fetchall()
-        if latest:
-            engine_version, policy_hash = latest[0]
-    scope = []
-    if engine_version is not None:
-        scope.append(f"engine_version = {_literal(engine_version)}")
-    if policy_hash is not None:
-        scope.append(f"policy_hash = {_literal(policy_hash)}")
-    if servers:
-        patterns = [servers] if isinstance(servers, str) else list(servers)
-        known = [r[0] for r in con.execute(
-            "SELECT DISTINCT server_id FROM manifests ORDER BY 1").fetchall()]
-        chosen = [s for s in known if any(fnmatch.fnmatchcase(s, p) for p in patterns)]
-        if not chosen:
-            raise ValueError(f"server filter {patterns} matches none of the lake's servers: {known}")
-        in_list = "server_id IN (" + ", ".join(_literal(s) for s in chosen) + ")"
-        from mcpdelta.lake.tables import PARTITIONED
-
-        for table in PARTITIONED:  # the tables kept per server; changes and pairs are scoped below
-            con.execute(f"ALTER VIEW {table} RENAME TO _lake_{table}")
-            con.execute(f"CREATE VIEW {table} AS SELECT * FROM _lake_{table} WHERE {in_list}")
-        scope.append(in_list)
-    where = (" WHERE " + " AND ".join(scope)) if scope else ""
-    for table in ("changes", "pairs"):
-        con.execute(f"CREATE OR REPLACE VIEW {table} AS SELECT * FROM all_{table}{where}")
-    return con
-
-
-def scope_of(con) -> tuple:
-    """(engine version, policy hash) of the pairs a connection shows, or
-    ("-", "-") when the lake holds none."""
-    row = con.execute("SELECT engine_version, policy_hash FROM pairs "
-                      "ORDER BY diffed_at DESC LIMIT 1").fetchall()
-    return tuple(row[0]) if row else ("-", "-")
-
-
-def _literal(text) -> str:
-    return "'" + str(text).replace("'", "''") + "'"
-
-
 def _rows(data) -> list:
     """A figure's input as a list of dicts: Polars frames are accepted."""
     if data is None:
@@ -127,8 +40,6 @@ def _plain(value):
         return int(value) if value == value.to_integral_value() else float(value)
     return value
 
-
-# --- figures ----------------------------------------------------------------
 
 def _figure(width, height):
     from matplotlib.figure import Figure
@@ -158,7 +69,7 @@ def _integer_ticks(axis):
 def _label(text) -> str:
     """A value from the lake as figure text: one line, and a dollar sign a
     dollar sign (two would start matplotlib's math text, which can fail to parse)."""
-    from mcpdelta.report.safe import visible
+    from mcpdelta.safe import visible
 
     return visible(text).replace("$", r"\$")
 
@@ -610,143 +521,3 @@ def save_png(figure, path, dpi=110) -> pathlib.Path:
     with replacing(path) as handle:
         figure.savefig(handle, format="png", dpi=dpi)
     return path
-
-
-# --- the report -------------------------------------------------------------
-
-def gather(con, plots=ALL_PLOTS) -> dict:
-    totals = {s: 0 for s in SEVERITIES}
-    suppressed = 0
-    for row in query(con, "severity_totals"):
-        totals[row["severity"]] = row["changes"]
-        suppressed += row["suppressed"]
-    rows = {}
-    for name in ("rule_frequencies", "breaking_changes", "breaking_by_version",
-                 "breaking_by_release", *(q for p in plots for q in PLOTS[p].queries)):
-        if name not in rows:
-            rows[name] = query(con, name)
-    return {
-        "changes": {**totals, "suppressed": suppressed},
-        "rules": rows["rule_frequencies"],
-        "breaking": rows["breaking_changes"],
-        "by_version": rows["breaking_by_version"],
-        "rows": rows,
-        "plots": tuple(plots),
-    }
-
-
-def write_report(con, folder, engine, policy_id, plots=ALL_PLOTS) -> dict:
-    """Write survey.md and survey.html into ``folder``; return the facts.
-    ``plots`` names the figures the page carries (see ``PLOTS``)."""
-    facts = gather(con, plots)
-    folder = pathlib.Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    facts["engine"], facts["policy"] = engine, policy_id
-    for name, text in (("survey.md", markdown(facts)), ("survey.html", page(facts))):
-        write_file(folder / name, text)
-    facts["markdown"], facts["html"] = folder / "survey.md", folder / "survey.html"
-    return facts
-
-
-def _under_bumped(facts) -> list:
-    return [r for r in facts.get("rows", {}).get("semver_honesty", []) if r["honest"] is False]
-
-
-def markdown(facts) -> str:
-    """survey.md: every value from the lake through ``md_text`` / ``md_code``
-    (a server chose the names and versions it shows)."""
-    t = md_text
-    out = ["# mcpdelta survey", "", f"Engine {md_code(facts['engine'])}, policy {md_code(facts['policy'])}.", "",
-           "| Severity | Changes |", "| --- | ---: |"]
-    out += [f"| `{k}` | {v} |" for k, v in facts["changes"].items()]
-    out += ["", "## Breaking changes", ""]
-    by_release = facts["rows"]["breaking_by_release"]
-    if by_release:
-        out += ["Per release and rule; *witnessed*: proved by a concrete call or result "
-                "(`mcpdelta diff` shows each witness).", "",
-                "| Server | From | To | Rule | Changes | Witnessed | Entities |",
-                "| --- | --- | --- | --- | ---: | ---: | --- |"]
-        out += [f"| {t(r['server_id'])} | {t(r['old_version'])} | {t(r['new_version'])} | `{r['rule']}` | "
-                f"{r['changes']} | {r['witnessed']} | {t(_entities(r['entities']))} |" for r in by_release]
-    else:
-        out.append("None found.")
-    if "semver_honesty" in facts.get("plots", ()):
-        out += ["", "## Under-bumped releases", ""]
-        under = _under_bumped(facts)
-        if under:
-            out += ["| Server | From | To | Declared | Earned |", "| --- | --- | --- | --- | --- |"]
-            out += [f"| {t(r['server_id'])} | {t(r['old_version'])} | {t(r['new_version'])} | {r['declared']} | "
-                    f"{r['grade']} |" for r in under]
-        else:
-            out.append("None found.")
-    out += ["", "## Rule frequencies", "", "| Rule | Severity | Changes | Servers |",
-            "| --- | --- | ---: | ---: |"]
-    out += [f"| `{r['rule']}` | {r['severity']} | {r['changes']} | {r['servers']} |"
-            for r in facts["rules"]]
-    return "\n".join(out) + "\n"
-
-
-def _entities(names, shown=3) -> str:
-    """The first few entities in natural order, then how many more."""
-    from mcpdelta.report.view import natural_key
-
-    names = sorted(names, key=natural_key)
-    text = ", ".join(str(n) for n in names[:shown])
-    return text + (f" +{len(names) - shown} more" if len(names) > shown else "")
-
-
-def _svg(figure) -> str:
-    """The figure as inline SVG, the same bytes for the same figure: no date
-    in its metadata, element ids from a fixed salt."""
-    import matplotlib
-
-    buffer = io.StringIO()
-    with matplotlib.rc_context({"svg.hashsalt": "mcpdelta"}):
-        figure.savefig(buffer, format="svg", metadata={"Date": None})
-    text = buffer.getvalue()
-    return text[text.index("<svg"):]
-
-
-def page(facts) -> str:
-    e = html_text  # every value from the lake: a server chose the names and versions
-    plots = facts.get("plots", ALL_PLOTS)
-    sections = []
-    for i, name in enumerate(plots):
-        progress.update(f"plot {name}", i, len(plots))
-        svg = _svg(render(name, facts))
-        sections.append(f'<h2 id="{name}">{e(PLOTS[name].title)}</h2><figure>{svg}'
-                        f'<figcaption>{e(PLOTS[name].caption)}</figcaption></figure>')
-    rows = "".join(
-        f"<tr><td>{e(b['server_id'])}</td><td>{e(str(b['old_version']))}</td>"
-        f"<td>{e(str(b['new_version']))}</td><td><code>{e(b['rule'])}</code></td>"
-        f"<td>{b['changes']}</td><td>{b['witnessed']}</td><td>{e(_entities(b['entities']))}</td></tr>"
-        for b in facts["rows"]["breaking_by_release"])
-    totals = "".join(f"<tr><td><code>{k}</code></td><td>{v}</td></tr>"
-                     for k, v in facts["changes"].items())
-    under = ""
-    if "semver_honesty" in plots:
-        cells = "".join(
-            f"<tr><td>{e(r['server_id'])}</td><td>{e(str(r['old_version']))}</td>"
-            f"<td>{e(str(r['new_version']))}</td><td>{e(r['declared'])}</td><td>{e(r['grade'])}</td></tr>"
-            for r in _under_bumped(facts))
-        under = ("<h2>Under-bumped releases</h2>" + (
-            "<table><tr><th>Server</th><th>From</th><th>To</th>"
-            f"<th>Declared</th><th>Earned</th></tr>{cells}</table>" if cells else "<p>None found.</p>"))
-    return f"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>mcpdelta survey</title>
-<style>body{{font-family:system-ui,sans-serif;max-width:70em;margin:2em auto;padding:0 1em}}
-table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:.25em .5em;text-align:left}}
-svg{{max-width:100%;height:auto}}figure{{margin:0 0 1.5em}}
-figcaption{{color:#444;font-size:.9em;max-width:60em}}</style></head><body>
-<h1>mcpdelta survey</h1>
-<p>Engine <code>{e(facts['engine'])}</code>, policy <code>{e(facts['policy'])}</code>.</p>
-<table><tr><th>Severity</th><th>Changes</th></tr>{totals}</table>
-{"".join(sections)}
-<h2>Breaking changes</h2>
-<p>Per release step and rule; <em>witnessed</em>: proved by a concrete call or result
-(<code>mcpdelta diff</code> shows each change and its witness).</p>
-<table><tr><th>Server</th><th>From</th><th>To</th><th>Rule</th><th>Changes</th><th>Witnessed</th>
-<th>Entities</th></tr>{rows}</table>
-{under}
-</body></html>
-"""

@@ -71,74 +71,85 @@ def coverage(rows, total) -> str:
     return "\n".join(lines)
 
 
+def section(title: str, intro: str, head: str, align: str, lines) -> str:
+    """A table section: ``## title``, the paragraph naming its query, the
+    table's head and alignment rows, then ``lines``, a row each."""
+    return "\n".join([f"## {title}", "", intro, "", head, align, *lines])
+
+
+def server_cell(r) -> str:
+    """A row's server, or **all** on the row of every server (no server id)."""
+    return "**all**" if r["server_id"] is None else r["server_id"]
+
+
 def per_server(rows, steps) -> str:
-    lines = ["## Results per server", "",
-             "`steps_by_server.sql`: counted release steps and their unsuppressed changes by severity; the "
-             "steps that broke a caller with a proven break (and with any), and the breaking changes by "
-             "evidence: proven / by rule / unexplained.",
-             "", "| Server | Releases | Steps counted | Changed | Broke a caller: proven | Broke a caller: any | "
-             "BREAKING: proven / by rule / unexplained | POTENTIALLY_BREAKING | NON_BREAKING | DOCUMENTATION | "
-             "Not counted: schemaless, disagree, recipe changed, not diffed |",
-             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
-    for r in rows["steps_by_server"]:
-        name = "**all**" if r["server_id"] is None else r["server_id"]
-        lines.append(f"| {name} | {r['releases']} | {r['counted']} | {r['changed']} | "
-                     f"{cells.share(r['proven_steps'], r['proven_steps_pct'])} | "
-                     f"{cells.share(r['breaking_steps'], r['breaking_steps_pct'])} | "
-                     f"{r['proven']} / {r['by_rule']} / {r['unexplained']} | {r['potentially_breaking']} | "
-                     f"{r['non_breaking']} | {r['documentation']} | "
-                     f"{r['schemaless']}, {r['unstable']}, {r['recipe_changed']}, {r['not_diffed']} |")
-    return "\n".join(lines)
+    return section(
+        "Results per server",
+        "`steps_by_server.sql`: counted release steps and their unsuppressed changes by severity; the "
+        "steps that broke a caller with a proven break (and with any), and the breaking changes by "
+        "evidence: proven / by rule / unexplained.",
+        "| Server | Releases | Steps counted | Changed | Broke a caller: proven | Broke a caller: any | "
+        "BREAKING: proven / by rule / unexplained | POTENTIALLY_BREAKING | NON_BREAKING | DOCUMENTATION | "
+        "Not counted: schemaless, disagree, recipe changed, not diffed |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        (f"| {server_cell(r)} | {r['releases']} | {r['counted']} | {r['changed']} | "
+         f"{cells.share(r['proven_steps'], r['proven_steps_pct'])} | "
+         f"{cells.share(r['breaking_steps'], r['breaking_steps_pct'])} | "
+         f"{r['proven']} / {r['by_rule']} / {r['unexplained']} | {r['potentially_breaking']} | "
+         f"{r['non_breaking']} | {r['documentation']} | "
+         f"{r['schemaless']}, {r['unstable']}, {r['recipe_changed']}, {r['not_diffed']} |"
+         for r in rows["steps_by_server"]))
 
 
 def upgrades(rows) -> str:
-    lines = ["## Upgrading to the latest release", "",
-             "`to_latest_summary.sql`: each earlier release diffed against its server's latest "
-             "(`to_latest.sql` per release, in *Every release*): what a caller written against that "
-             "release meets when it upgrades straight to today's server.", "",
-             "| Server | Earlier releases counted | Upgrade breaks a caller: proven / any | Not counted | "
-             "Breaking changes, first release to latest: proven / any (servers whose first release counts) |",
-             "| --- | ---: | ---: | ---: | ---: |"]
-    for r in rows["to_latest_summary"]:
-        name = "**all**" if r["server_id"] is None else r["server_id"]
-        first = ("" if r["breaking_from_first"] is None
-                 else f"{r['proven_from_first']} / {r['breaking_from_first']}")
-        if first and r["server_id"] is None:
-            first += f" ({cells.count(r['first_counted'], 'server')})"
-        lines.append(f"| {name} | {r['releases']} | {r['proven_upgrades']} / {r['breaking_upgrades']} | "
-                     f"{r['not_counted']} | {first} |")
-    return "\n".join(lines)
+    return section(
+        "Upgrading to the latest release",
+        "`to_latest_summary.sql`: each earlier release diffed against its server's latest "
+        "(`to_latest.sql` per release, in *Every release*): what a caller written against that "
+        "release meets when it upgrades straight to today's server.",
+        "| Server | Earlier releases counted | Upgrade breaks a caller: proven / any | Not counted | "
+        "Breaking changes, first release to latest: proven / any (servers whose first release counts) |",
+        "| --- | ---: | ---: | ---: | ---: |",
+        map(upgrade_row, rows["to_latest_summary"]))
+
+
+def upgrade_row(r) -> str:
+    first = "" if r["breaking_from_first"] is None else f"{r['proven_from_first']} / {r['breaking_from_first']}"
+    if first and r["server_id"] is None:
+        first += f" ({cells.count(r['first_counted'], 'server')})"
+    return (f"| {server_cell(r)} | {r['releases']} | {r['proven_upgrades']} / {r['breaking_upgrades']} | "
+            f"{r['not_counted']} | {first} |")
 
 
 def rules_table(rows, top=25) -> str:
-    lines = ["## Which rules fired", "",
-             f"`rules.sql`: unsuppressed changes per rule over counted steps (the {top} most frequent; "
-             "`rule_frequencies.png` draws them).", "",
-             "| Rule | Severity | Changes | Steps | Servers | BREAKING: proven / by rule / unexplained | "
-             "Servers with a proven one |", "| --- | --- | ---: | ---: | ---: | ---: | ---: |"]
-    for r in rows["rules"][:top]:
-        split = (f"{r['proven']} / {r['by_rule']} / {r['unexplained']} | {r['proven_servers']}"
-                 if r["severity"] == "BREAKING" else " | ")
-        lines.append(f"| `{r['rule']}` | {r['severity']} | {r['changes']} | {r['steps']} | {r['servers']} | "
-                     f"{split} |")
-    return "\n".join(lines)
+    return section(
+        "Which rules fired",
+        f"`rules.sql`: unsuppressed changes per rule over counted steps (the {top} most frequent; "
+        "`rule_frequencies.png` draws them).",
+        "| Rule | Severity | Changes | Steps | Servers | BREAKING: proven / by rule / unexplained | "
+        "Servers with a proven one |", "| --- | --- | ---: | ---: | ---: | ---: | ---: |",
+        (f"| `{r['rule']}` | {r['severity']} | {r['changes']} | {r['steps']} | {r['servers']} | "
+         + (f"{r['proven']} / {r['by_rule']} / {r['unexplained']} | {r['proven_servers']}"
+            if r["severity"] == "BREAKING" else " | ") + " |"
+         for r in rows["rules"][:top]))
 
 
 def habits(rows) -> str:
-    lines = ["## Schema habits over time", "",
-             "`schema_habits.sql`: the tools of the releases published in each quarter (each release "
-             "once), and the share that declare an `outputSchema`, annotations, a description, and a "
-             "closed input (`additionalProperties: false`).", "",
-             "| Quarter | Servers | Releases | Tools | outputSchema | Annotations | Description | "
-             "Closed input |", "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
-    for r in rows["schema_habits"]:
-        share = lambda n: f"{n} ({cells.pct(100.0 * n / r['tools'])})"  # noqa: E731
-        lines.append(f"| {r['quarter']} | {r['servers']} | {r['releases']} | {r['tools']} | "
-                     f"{share(r['with_output_schema'])} | {share(r['with_annotations'])} | "
-                     f"{share(r['with_description'])} | {share(r['closed_input'])} |")
-    if not rows["schema_habits"]:
-        lines.append("| (no release with a publish date) | | | | | | | |")
-    return "\n".join(lines)
+    def share(r, n):
+        return f"{n} ({cells.pct(100.0 * n / r['tools'])})"
+
+    lines = [f"| {r['quarter']} | {r['servers']} | {r['releases']} | {r['tools']} | "
+             f"{share(r, r['with_output_schema'])} | {share(r, r['with_annotations'])} | "
+             f"{share(r, r['with_description'])} | {share(r, r['closed_input'])} |"
+             for r in rows["schema_habits"]]
+    return section(
+        "Schema habits over time",
+        "`schema_habits.sql`: the tools of the releases published in each quarter (each release "
+        "once), and the share that declare an `outputSchema`, annotations, a description, and a "
+        "closed input (`additionalProperties: false`).",
+        "| Quarter | Servers | Releases | Tools | outputSchema | Annotations | Description | "
+        "Closed input |", "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        lines or ["| (no release with a publish date) | | | | | | | |"])
 
 
 def releases(rows) -> str:

@@ -13,9 +13,11 @@ import re
 
 from mcpdelta.files import write_file
 from mcpdelta.survey import cells
+from mcpdelta.survey.documents import gather
 from mcpdelta.survey.drift_section import drift_rows
 from mcpdelta.survey.honesty_section import honesty
-from mcpdelta.survey.report import ALL_PLOTS, PLOTS, gather, query, render, save_png
+from mcpdelta.survey.queries import query
+from mcpdelta.survey.report import ALL_PLOTS, PLOTS, render, save_png
 from mcpdelta.survey.tables_page import TABLES, rules_table, tables
 
 # queries that later queries read as views, created in this order
@@ -39,7 +41,7 @@ class Page:
 
 def study_connection(con):
     """``con`` with the study's intermediate queries as views."""
-    from mcpdelta.survey.report import SQL
+    from mcpdelta.resources import SQL_DIR as SQL
 
     for name in VIEWS:
         view = name.rsplit("/", 1)[-1]
@@ -91,8 +93,8 @@ ID_COLUMNS = ("server_id", "version", "old_version", "new_version", "latest")
 
 def _literal_ids(row: dict) -> dict:
     """The row with its ids and versions as literal Markdown text
-    (``mcpdelta.report.safe.md_text``), wherever the page puts them."""
-    from mcpdelta.report.safe import md_text
+    (``mcpdelta.safe.md_text``), wherever the page puts them."""
+    from mcpdelta.safe import md_text
 
     return {k: md_text(v) if k in ID_COLUMNS and isinstance(v, str) else v for k, v in row.items()}
 

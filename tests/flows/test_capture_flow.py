@@ -18,11 +18,9 @@ def servers_file(tmp_path, gate):
     exists its server does not start (so a run can be stopped inside it)."""
     wrapper = tmp_path / "gated.py"
     wrapper.write_text(
-        "import os, runpy, sys, time\n"
+        "import os, sys, time\n"
         f"while os.path.exists({str(gate)!r}):\n    time.sleep(0.2)\n"
-        f"sys.argv = [{str(DEMO / 'weather_server.py')!r}] + sys.argv[1:]\n"
-        f"sys.path.insert(0, {str(DEMO)!r})\n"
-        "runpy.run_path(sys.argv[0], run_name='__main__')\n")
+        f"os.execv(sys.executable, [sys.executable, {str(DEMO / 'weather_server.py')!r}] + sys.argv[1:])\n")
     path = tmp_path / "servers.yaml"
     path.write_text(
         "servers:\n"

@@ -31,15 +31,14 @@ import sys
 import zlib
 from typing import Callable
 
+from tests.hostile.servers.hostile_stdio import HOSTILE  # the one string that tries every escape
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SERVERS = ROOT / "tests" / "hostile" / "servers"
 STDIO = SERVERS / "hostile_stdio.py"
 JUDGE = SERVERS / "judge_http.py"
 PACK = ("-m", "mcpdelta.survey.pack")
 CAPTURES = ROOT / "tests" / "fixtures" / "captures"
-
-sys.path.insert(0, str(SERVERS))
-from hostile_stdio import HOSTILE  # noqa: E402  (the one string that tries every escape)
 
 # a server id (a folder name: anything but "/" and NUL) as hostile as a tool name, and
 # to matplotlib too (two dollar signs start its math text)

@@ -199,7 +199,7 @@ def test_the_notebooks_extra_brings_what_the_notebooks_import():
     assert "notebooks" in {x.strip() for x in re.search(r"\[(.*)\]", extras["all"][0]).group(1).split(",")}
     providers = md.packages_distributions()
     imported = set()
-    for path in [*NOTEBOOKS.glob("*.py"), ROOT / "mcpdelta" / "survey" / "report.py"]:
+    for path in [*NOTEBOOKS.glob("*.py"), *(ROOT / "mcpdelta" / "survey" / f for f in ("report.py", "queries.py"))]:
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Import):
                 imported |= {a.name.split(".")[0] for a in node.names}

@@ -1,11 +1,13 @@
 """`mcpdelta report`: the survey's pictures without Jupyter, and the lake
-helpers the notebooks and the report share (mcpdelta/survey/report.py)."""
+helpers the notebooks and the report share (mcpdelta/survey/queries.py and
+report.py)."""
 
 import struct
 
 import pytest
 
-from mcpdelta.survey.report import ALL_PLOTS, PLOTS, frame, open_lake, query
+from mcpdelta.survey.queries import frame, open_lake, query
+from mcpdelta.survey.report import ALL_PLOTS, PLOTS
 
 
 def png_size(path):

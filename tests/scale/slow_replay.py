@@ -4,7 +4,7 @@
 
 Writes ``STARTS_DIR/<pid>.json`` (its pid and its ancestors' pids, so a
 test can tell which cluster worker ran the capture), waits SECONDS, then
-serves MANIFEST as ``tests/ci/replay_manifest.py`` does.
+becomes ``tests/ci/replay_manifest.py`` serving MANIFEST (the same process).
 """
 
 import json
@@ -13,9 +13,7 @@ import pathlib
 import sys
 import time
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "ci"))
-
-from replay_manifest import main  # noqa: E402
+REPLAY = pathlib.Path(__file__).resolve().parents[1] / "ci" / "replay_manifest.py"
 
 
 def ancestors() -> list:
@@ -36,4 +34,4 @@ if __name__ == "__main__":
     record = {"pid": os.getpid(), "ancestors": ancestors(), "manifest": manifest}
     (starts / f"{os.getpid()}.json").write_text(json.dumps(record))
     time.sleep(seconds)
-    sys.exit(main(manifest))
+    os.execv(sys.executable, [sys.executable, str(REPLAY), manifest])

@@ -3,29 +3,20 @@ console error, the index sorted and filtered with the keyboard alone, a
 server page reached by Enter on its link, a rule page; the screenshots
 are written (docs/screenshot_site.py, which writes docs/site/ the same way)."""
 
-import importlib.util
-import pathlib
 import shutil
 
 import pytest
 
+from docs import screenshot_site  # docs/ is a namespace package: the checkout's folder
 from tests.site.conftest import HOSTILE_SERVER
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow
-
-
-def _script():
-    spec = importlib.util.spec_from_file_location("screenshot_site", ROOT / "docs" / "screenshot_site.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.mark.skipif(shutil.which("chromium") is None, reason="needs Debian's chromium (apt-get install chromium)")
 @pytest.mark.parametrize("server", ["demo-notes", HOSTILE_SERVER])
 def test_the_site_in_chromium(lake, tmp_path, server):
-    facts = _script().shoot(lake / "all", tmp_path, server, "tool.input.constraint.tightened")
+    facts = screenshot_site.shoot(lake / "all", tmp_path, server, "tool.input.constraint.tightened")
     assert facts["errors"] == []
     assert facts["servers"] == 3
     assert facts["sorted"] == "descending"

@@ -155,14 +155,12 @@ def test_bad_input_is_one_line_and_exit_2(lake, tmp_path):
 
 
 def test_a_step_lists_its_share_of_the_budget_and_counts_the_rest(lake):
-    from mcpdelta.resources import SQL_DIR
-    from mcpdelta.site import _rows, settle
-    from mcpdelta.survey.report import open_lake
+    from mcpdelta.site import settle
+    from mcpdelta.survey.queries import open_lake, query
 
     con = settle(open_lake(lake / "lake"))
-    sql = (SQL_DIR / "site" / "step_changes.sql").read_text()
-    every = _rows(con, sql, {"budget": 10 ** 6, "least": 10 ** 6})
-    few = _rows(con, sql, {"budget": 0, "least": 1})
+    every = query(con, "site/step_changes", {"budget": 10 ** 6, "least": 10 ** 6})
+    few = query(con, "site/step_changes", {"budget": 0, "least": 1})
     counts = {(r[0], r[1], s): r[2 + i] for r in con.execute(
         "SELECT server_id, position, breaking, potentially_breaking, non_breaking, documentation "
         "FROM release_steps").fetchall() for i, s in enumerate(

@@ -21,9 +21,9 @@ import json
 from mcpdelta.engine.policy import Policy
 from mcpdelta.lake import Lake
 from mcpdelta.lake.ingest import attempt_row, capture_row, store
+from mcpdelta.resources import SQL_DIR as SQL
 from mcpdelta.survey.behaviour_section import behaviour
 from mcpdelta.survey.diffstage import engine_version, policy_hash, run_diff_stage
-from mcpdelta.survey.report import SQL
 from mcpdelta.survey.writeup import study_connection
 
 AIR_SCHEMA = {"type": "object", "properties": {"aqi": {"type": "integer"}}, "required": ["aqi"]}

@@ -21,8 +21,8 @@ import pytest
 
 from mcpdelta.engine.policy import Policy
 from mcpdelta.lake import Lake
+from mcpdelta.resources import SQL_DIR as SQL
 from mcpdelta.survey.diffstage import engine_version, policy_hash
-from mcpdelta.survey.report import SQL
 from mcpdelta.survey.writeup import gather_study
 from tests.conftest import ROOT
 from tests.survey.test_study import MCPDELTA
@@ -124,7 +124,7 @@ def test_a_tool_set_that_depends_on_a_variable_is_recorded_with_its_recipe(confi
     assert (steps["counted"], steps["recipe_changed"], steps["breaking"]) == (0, 1, 0)
     assert "1 step not counted because its two releases were captured under different recipes" in text
     assert "not counted: captured under different recipes" in text
-    from mcpdelta.report.safe import md_text
+    from mcpdelta.safe import md_text
 
     for server in ("full", "mixed"):  # the study says so per server (as literal Markdown)
         assert f"- {server}: {md_text(TOOL_SET)}" in text

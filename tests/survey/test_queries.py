@@ -9,7 +9,7 @@ from mcpdelta.engine.policy import Policy
 from mcpdelta.lake import Lake
 from mcpdelta.lake.ingest import capture_row, rows_from_folder, store
 from mcpdelta.survey.diffstage import engine_version, policy_hash, run_diff_stage, selected_pairs
-from mcpdelta.survey.report import query
+from mcpdelta.survey.queries import query
 from tests.conftest import ROOT
 
 SQL = ROOT / "sql"

@@ -2,16 +2,12 @@
 server compared with the crawler's capture of the same server."""
 
 import asyncio
-import importlib.util
 import json
 import subprocess
 import sys
 
+from bench import sdk_check  # bench/ is a namespace package: the checkout's folder
 from tests.conftest import ROOT
-
-spec = importlib.util.spec_from_file_location("sdk_check", ROOT / "bench" / "sdk_check.py")
-sdk_check = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(sdk_check)
 
 DEMO = ROOT / "data" / "demo"
 

@@ -26,9 +26,9 @@ from mcpdelta.engine.catalog import RULES
 from mcpdelta.engine.policy import Policy
 from mcpdelta.lake import Lake
 from mcpdelta.lake.ingest import attempt_row, capture_row, store
+from mcpdelta.resources import SQL_DIR as SQL
 from mcpdelta.survey.diffstage import engine_version, policy_hash, run_diff_stage
 from mcpdelta.survey.population import load_population, load_sdk_check
-from mcpdelta.survey.report import SQL
 from mcpdelta.survey.writeup import VIEWS, instructive_breaks, gather_study
 from tests.conftest import ROOT
 
