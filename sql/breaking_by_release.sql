@@ -13,4 +13,4 @@ FROM changes c
 LEFT JOIN releases r ON r.server_id = c.server_id AND r.version = c.new_version
 WHERE c.severity = 'BREAKING' AND NOT c.suppressed
 GROUP BY c.server_id, c.old_version, c.new_version, c.rule, r.version_key
-ORDER BY c.server_id, r.version_key, c.rule
+ORDER BY c.server_id, r.version_key, c.old_version, c.rule  -- every pair of releases: many from one release to another

@@ -5,6 +5,7 @@ Every number comes from a query under ``sql/``; the figures
 no network), so the file opens offline.
 """
 
+import hashlib
 import io
 import pathlib
 
@@ -37,6 +38,12 @@ def gather(con, plots=ALL_PLOTS) -> dict:
     }
 
 
+# Beside the two files: what they were drawn from. A re-run that gathers the
+# same facts, drawn by the same code, finds both files as written and draws
+# no figure again (the figures are most of a cached survey's time).
+DRAWN_FROM = ".survey-drawn-from"
+
+
 def write_report(con, folder, engine, policy_id, plots=ALL_PLOTS) -> dict:
     """Write survey.md and survey.html into ``folder``; return the facts.
     ``plots`` names the figures the page carries (see ``PLOTS``)."""
@@ -44,10 +51,40 @@ def write_report(con, folder, engine, policy_id, plots=ALL_PLOTS) -> dict:
     folder = pathlib.Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     facts["engine"], facts["policy"] = engine, policy_id
-    for name, text in (("survey.md", markdown(facts)), ("survey.html", page(facts))):
-        write_file(folder / name, text)
-    facts["markdown"], facts["html"] = folder / "survey.md", folder / "survey.html"
+    files = folder / "survey.md", folder / "survey.html"
+    digest = hashlib.sha256(repr(facts).encode() + _drawing_code()).hexdigest()
+    if _drawn_from(folder, files) != digest:
+        for path, text in zip(files, (markdown(facts), page(facts))):
+            write_file(path, text)
+        sizes = " ".join(str(path.stat().st_size) for path in files)
+        write_file(folder / DRAWN_FROM, f"{digest} {sizes}\n")
+    facts["markdown"], facts["html"] = files
     return facts
+
+
+def _drawn_from(folder, files):
+    """The digest the two files were drawn from, while both are as written."""
+    try:
+        digest, *sizes = (folder / DRAWN_FROM).read_text(encoding="utf-8").split()
+        if sizes == [str(path.stat().st_size) for path in files]:
+            return digest
+    except (OSError, UnicodeDecodeError):
+        pass
+    return None
+
+
+def _drawing_code() -> bytes:
+    """What draws the pages: this module, the figures', the page shell, and
+    the plotting library's version (its SVG changes with it)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    sources = [pathlib.Path(__file__), pathlib.Path(render.__code__.co_filename),
+               *sorted(pathlib.Path(pages.__file__).parent.iterdir())]
+    try:
+        plotting = version("matplotlib")
+    except PackageNotFoundError:
+        plotting = "none"
+    return b"".join(p.read_bytes() for p in sources if p.is_file()) + plotting.encode()
 
 
 def _under_bumped(facts) -> list:

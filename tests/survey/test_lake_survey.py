@@ -100,6 +100,24 @@ def test_second_survey_does_no_diff_work_and_writes_no_rows(ingested, mcpdelta, 
     assert [f for f in parquet_files(ingested) if not f.startswith("runs/")] == data_files
 
 
+def test_second_survey_draws_no_page_again_unless_its_facts_or_the_page_moved(ingested, mcpdelta, tmp_path):
+    report = tmp_path / "r"
+    mcpdelta("survey", "--lake", ingested, "--no-crawl", "--report", report)
+    page = report / "survey.html"
+    first = page.read_bytes()
+    os.utime(page, (1_000_000, 1_000_000))  # a page written again gets the time of writing
+    mcpdelta("survey", "--lake", ingested, "--no-crawl", "--report", report)
+    assert page.stat().st_mtime == 1_000_000 and page.read_bytes() == first
+    page.write_text("edited by hand", encoding="utf-8")  # a page not as written is drawn again
+    mcpdelta("survey", "--lake", ingested, "--no-crawl", "--report", report)
+    assert page.read_bytes() == first
+    os.utime(page, (1_000_000, 1_000_000))
+    # other facts (a rule's severity overridden): both files are drawn again
+    mcpdelta("survey", "--lake", ingested, "--no-crawl", "--report", report,
+             "--severity-override", "tool.removed=NON_BREAKING")
+    assert page.stat().st_mtime != 1_000_000 and page.read_bytes() != first
+
+
 def test_a_new_policy_diffs_again(ingested, mcpdelta, tmp_path):
     mcpdelta("survey", "--lake", ingested, "--no-crawl", "--report", tmp_path / "r")
     result = mcpdelta("survey", "--lake", ingested, "--no-crawl", "--format", "json", "--report",
