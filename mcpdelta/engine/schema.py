@@ -31,7 +31,8 @@ def diff_schema(side: str, entity: str, base: str, old, new) -> list:
     made = known.get(key)
     if made is None:
         walk = _walked(side, entity, base, old, new)
-        made = known[key] = [(walk.made[id(change)], change.probe) for change in walk.changes]
+        known[key] = [(walk.made[id(change)], change.probe) for change in walk.changes]
+        return walk.changes
     return [_remade(side, entity, base, args, probe) for args, probe in made]
 
 
