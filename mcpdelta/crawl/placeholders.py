@@ -35,8 +35,9 @@ SHAPED = (
     (("_EMAIL",), "mcpdelta-placeholder@example.invalid"),
 )
 
-# UPPER_SNAKE_CASE not inside a path, a word, a call or an example value ("<YOUR_KEY>", "X=Y_Z")
-_NAME = re.compile(r"(?<![\w/<=-])([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)(?![\w(>-])")
+# UPPER_SNAKE_CASE not inside a path, a word, a call or an example value ("<YOUR_KEY>", "X=Y_Z"),
+# nor a switch shown with its value ("set ALLOW_HTTP=true to override": an option, not a want)
+_NAME = re.compile(r"(?<![\w/<=-])([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)(?![\w(>-])(?!=(?i:true|false|yes|no|on|off|1|0)\b)")
 _CUE = re.compile(r"(?i)\b(?:required|requires|missing|not set|not defined|undefined|not provided|not configured|"
                   r"must be (?:set|provided|specified)|environment|env|environ|getenv|api[ _-]?key|token|"
                   r"credentials?)\b|env ?var")
@@ -44,10 +45,10 @@ _CUE = re.compile(r"(?i)\b(?:required|requires|missing|not set|not defined|undef
 _CODE = re.compile(r"^ERR_|_(?:ERROR|FAILED|NOT_FOUND|EXCEPTION)$")
 
 
-def wanted(stderr: str, env: Mapping[str, str]) -> list[str]:
+def wanted(stderr: str, env: Mapping[str, str]) -> dict[str, str]:
     """The variables ``stderr`` says are wanted and ``env`` does not set, in
-    the order they first appear."""
-    found: list[str] = []
+    the order they first appear, each with the line that asks for it."""
+    found: dict[str, str] = {}
     for line in (stderr or "").splitlines():
         for match in _NAME.finditer(line):
             name = match.group(1)
@@ -55,7 +56,7 @@ def wanted(stderr: str, env: Mapping[str, str]) -> list[str]:
                 continue
             around = line[max(0, match.start() - NEAR):match.start()] + " " + line[match.end():match.end() + NEAR]
             if _CUE.search(around):
-                found.append(name)
+                found[name] = line.strip()
     return found
 
 

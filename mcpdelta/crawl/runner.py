@@ -374,14 +374,14 @@ def _add_placeholders(exc: CrawlError, transport, env: dict, placeholders: dict,
     warning; False when there are none to set."""
     if exc.kind != "server_exited" or transport.remote:
         return False
-    stderr = transport.stderr_tail()
-    names = wanted(stderr, {**os.environ, **env, **placeholders})[: MAX_NAMES - len(placeholders)]
+    asked = wanted(transport.stderr_tail(), {**os.environ, **env, **placeholders})
+    names = list(asked)[: MAX_NAMES - len(placeholders)]
     if not names:
         return False
     placeholders.update((name, value_for(name)) for name in names)
     rec.warnings.append(f"started again with placeholder values for {', '.join(names)} "
                         f"({', '.join(f'{n}={placeholders[n]}' for n in names)}): the server exited "
-                        f"naming them on stderr ({cause(stderr)})")
+                        f"naming them on stderr ({short(asked[names[0]], 300)})")
     return True
 
 

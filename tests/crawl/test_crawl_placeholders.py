@@ -136,15 +136,19 @@ NOT_ASKS = [
     "Usage: node script.js VERCEL_API_KEY=<YOUR_API_KEY>",
     "    response = requests.get(SERVICE_REFERENCE_URL, timeout=DEFAULT_REQUEST_TIMEOUT).json()",
     "const LIMITS_TABLE = 1;" + "x" * 200 + " environment variable is required",
+    "Environment configuration failed: site URL: Private/localhost URLs not allowed (set ALLOW_PRIVATE_URLS=true "
+    "to override)",
 ]
 
 
 def test_the_names_read_from_stderr_are_requests_only():
     for line, names in ASKS:
-        assert wanted(line, {}) == names, line
+        assert list(wanted(line, {})) == names, line
     for line in NOT_ASKS:
-        assert wanted(line, {}) == [], line
-    assert wanted(ASKS[1][0], {"JIRA_EMAIL": ""}) == ["JIRA_API_TOKEN", "JIRA_HOST"]  # set, even empty: kept
+        assert wanted(line, {}) == {}, line
+    assert list(wanted(ASKS[1][0], {"JIRA_EMAIL": ""})) == ["JIRA_API_TOKEN", "JIRA_HOST"]  # set, even empty: kept
+    # each with the line that asks for it
+    assert wanted("Starting...\n  Error: A_KEY is required\nBye", {}) == {"A_KEY": "Error: A_KEY is required"}
 
 
 def test_a_placeholder_has_the_shape_its_name_asks_for():
