@@ -5,6 +5,7 @@ the capture records, and the servers that must not be started again."""
 
 import json
 
+from mcpdelta.crawl.live import capture_live
 from mcpdelta.crawl.placeholders import MAX_NAMES, MAX_ROUNDS, PLACEHOLDER, value_for, wanted
 from mcpdelta.crawl.servers import load
 
@@ -115,6 +116,16 @@ def test_at_most_max_names_variables_are_set(tmp_path, no_leftovers):
     assert not rec.ok and rec.error_kind == "server_exited"
     assert rec.recipe["placeholders"] == names[:MAX_NAMES]
     assert sum(v == PLACEHOLDER for v in seen[-1].values()) == MAX_NAMES
+
+
+def test_a_live_capture_says_it_used_placeholders(tmp_path, monkeypatch, capsys, no_leftovers):
+    monkeypatch.setenv("MCPDELTA_CACHE", str(tmp_path / "cache"))
+    servers = tmp_path / "servers.json"
+    servers.write_text(json.dumps({"servers": [{"id": "needy", "command": "{python}", "args": [NEEDS_ENV, KEY]}]}))
+    manifest = capture_live(str(servers), "needy")
+    assert [t["name"] for t in manifest["tools"]] == ["alpha", "beta", "gamma"]
+    note = capsys.readouterr().err
+    assert f"server needy: it exited asking for {KEY}; captured with placeholder values" in note
 
 
 # what published servers print (from the population crawl's log), and what they print that is no request
