@@ -45,4 +45,9 @@ def capture_live(servers_file: str, server_id: str, offline: bool = False, probe
     for warning in record.warnings:  # a refused probe, among others: said, not silent
         if "refused:" in warning:
             print(f"mcpdelta: note: server {visible(server_id)}: {visible(warning)}", file=sys.stderr)
+    placed = (record.recipe or {}).get("placeholders")
+    if placed:  # what was compared is the server started with fake values: said, not silent
+        print(f"mcpdelta: note: server {visible(server_id)}: it exited asking for {visible(', '.join(placed))}; "
+              f"captured with placeholder values for them (set them in the servers file to capture it as "
+              f"configured)", file=sys.stderr)
     return record.manifest

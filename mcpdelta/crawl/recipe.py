@@ -12,6 +12,13 @@ of one entry have the same. ``tool_set`` is the entry's own note on how
 its tool set depends on configuration (not hashed: it describes, it does
 not configure).
 
+A capture the crawler had to start with placeholder values for variables
+the server asked for (``placeholders.py``) runs under the entry's recipe
+plus those: ``with_placeholders`` adds their names to ``env`` and lists
+them in ``placeholders``, and hashes the entry's hash with them, so such a
+capture's recipe differs from a plain one's and every release that needed
+the same placeholders shares one.
+
 A *fixture* is a relative path in an argument, an environment value or the
 working folder that names an existing file or folder, other than the
 servers file's folder, its ancestors and the working folder itself (``.``
@@ -73,6 +80,20 @@ def describe(*, command=None, args=(), env=None, cwd=None, url=None, headers=Non
     recipe["hash"] = "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
     if tool_set:
         recipe["tool_set"] = str(tool_set)
+    return recipe
+
+
+def with_placeholders(recipe: dict | None, placeholders: dict[str, str]) -> dict | None:
+    """``recipe`` (of an entry, shared by its releases: never changed here)
+    as it became once ``placeholders`` were set; ``recipe`` itself when none were."""
+    if not placeholders:
+        return recipe
+    recipe = dict(recipe or {})
+    recipe["env"] = sorted({*recipe.get("env", ()), *placeholders})
+    recipe["placeholders"] = sorted(placeholders)
+    text = json.dumps({"recipe": recipe.get("hash"), "placeholders": placeholders}, sort_keys=True,
+                      ensure_ascii=False, separators=(",", ":"))
+    recipe["hash"] = "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
     return recipe
 
 

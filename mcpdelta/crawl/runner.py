@@ -12,10 +12,13 @@ redacted from everything written, before any excerpt is cut.
 
 Retries (tenacity) cover transient faults only: connection refused or
 reset, HTTP 429 and 5xx (waiting what Retry-After asks, capped), and
-timeouts of remote servers. A local server that hangs is not retried.
-The total time limit of a server covers every attempt. A package's
-install is tried again only after a timeout or a registry's 5xx
-(``errors.install_retryable``); its time, failed or not, is ``install_ms``.
+timeouts of remote servers. A local server that hangs is not retried; one
+that exits naming environment variables it lacks is started again with
+placeholder values for them (``placeholders.py``; its recipe and warnings
+say which). The total time limit of a server covers every attempt and
+start. A package's install is tried again only after a timeout or a
+registry's 5xx (``errors.install_retryable``); its time, failed or not, is
+``install_ms``.
 """
 
 from __future__ import annotations
@@ -44,9 +47,10 @@ from .http import StreamableHttpTransport
 from .model import ClientIdentity, CaptureRecord, Limits, PackageSpec, Target
 from .package_names import is_selector
 from .packages import PackageCache, default_cache, runtime_env, select_noted
+from .placeholders import MAX_NAMES, MAX_ROUNDS, value_for, wanted
 from .probes import ProbePolicy
 from .redact import redact, use_secrets
-from .recipe import VAR
+from .recipe import VAR, with_placeholders
 from .servers import MissingVariable, expand, safe_name
 from .session import DiscoverBroke, capture
 from .sse import LegacySseTransport
@@ -196,6 +200,7 @@ async def capture_target(t: Target, limits: Limits, cache: PackageCache | None,
     secrets: set[str] = set()
     use_secrets(secrets)  # every excerpt cut from here on redacts them first
     last = {}
+    placeholders: dict[str, str] = {}  # variables the server asked for, set to fake values
     home = Path(tempfile.mkdtemp(prefix="mcpdelta-home-"))
     try:
         if t.problem:
@@ -249,7 +254,8 @@ async def capture_target(t: Target, limits: Limits, cache: PackageCache | None,
                 async for attempt in retrying:
                     with attempt:
                         manifest, notes = await _one_capture(t, command, args, env, headers, secret_headers,
-                                                             limits, client, rec, last, probe_policy)
+                                                             limits, client, rec, last, probe_policy,
+                                                             placeholders)
         except TimeoutError:
             raise CrawlError("timeout", f"total time limit of {limits.total_timeout_s:g}s reached") from None
         finally:
@@ -292,6 +298,7 @@ async def capture_target(t: Target, limits: Limits, cache: PackageCache | None,
     finally:
         gate.release()
         shutil.rmtree(home, ignore_errors=True)
+    rec.recipe = with_placeholders(rec.recipe, placeholders)  # a success or not, the recipe it ran under
     transport = last.get("transport")
     confinement = getattr(transport, "confinement", None)
     if confinement is not None and confinement.ended:
@@ -333,24 +340,49 @@ async def _install(t: Target, cache: PackageCache, published_at: str | None, lim
             attempt += 1
 
 
-async def _one_capture(t, command, args, env, headers, secret_headers, limits, client, rec, last, probe_policy):
+async def _one_capture(t, command, args, env, headers, secret_headers, limits, client, rec, last, probe_policy,
+                       placeholders):
     """One attempt; a server that dies or answers garbage on ``server/discover``
-    is started again and asked with ``initialize``."""
+    is started again and asked with ``initialize``; a local server that dies
+    naming variables it lacks is started again with ``placeholders`` for
+    them (``placeholders.py``; they stay set for later attempts)."""
     discover = True
+    rounds = 0
     rec.attempts += 1
     while True:
-        transport = make_transport(t, command, args, env, headers, limits, secret_headers)
+        transport = make_transport(t, command, args, {**env, **placeholders}, headers, limits, secret_headers)
         last["transport"] = transport
         try:
-            return await capture(transport, limits, client, discover=discover, probes=t.probes,
-                                 probe_policy=probe_policy)
-        except DiscoverBroke as exc:
-            if not discover:
+            try:
+                return await capture(transport, limits, client, discover=discover, probes=t.probes,
+                                     probe_policy=probe_policy)
+            finally:
+                await transport.close()  # before stderr is read: all of it is in
+        except CrawlError as exc:
+            if rounds < MAX_ROUNDS and _add_placeholders(exc, transport, env, placeholders, rec):
+                rounds += 1
+                continue
+            if not (isinstance(exc, DiscoverBroke) and discover):
                 raise
             rec.warnings.append(f"started again for initialize: {exc.message}")
             discover = False
-        finally:
-            await transport.close()
+
+
+def _add_placeholders(exc: CrawlError, transport, env: dict, placeholders: dict, rec: CaptureRecord) -> bool:
+    """After a local server exited: set the variables its stderr says it
+    lacks to placeholders, within ``MAX_NAMES`` in all, and say so in a
+    warning; False when there are none to set."""
+    if exc.kind != "server_exited" or transport.remote:
+        return False
+    asked = wanted(transport.stderr_tail(), {**os.environ, **env, **placeholders})
+    names = list(asked)[: MAX_NAMES - len(placeholders)]
+    if not names:
+        return False
+    placeholders.update((name, value_for(name)) for name in names)
+    rec.warnings.append(f"started again with placeholder values for {', '.join(names)} "
+                        f"({', '.join(f'{n}={placeholders[n]}' for n in names)}): the server exited "
+                        f"naming them on stderr ({short(asked[names[0]], 300)})")
+    return True
 
 
 def _scrub(value, secrets: set[str]):
