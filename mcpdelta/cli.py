@@ -150,6 +150,10 @@ def main(argv=None) -> int:
 
         print(f"mcpdelta: error: {visible(exc)}", file=sys.stderr)
         return 2
+    except RecursionError:  # an input nested past what any bound of the engine foresaw
+        print("mcpdelta: error: an input nests too deeply to compare (past Python's recursion limit)",
+              file=sys.stderr)
+        return 2
     except BrokenPipeError:
         return 0
     except OSError as exc:  # the file system refused (full, read-only): a line, not a traceback

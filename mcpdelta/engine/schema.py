@@ -127,6 +127,7 @@ class _Walk:
         self.new_raw = new_raw  # the new schema as sent: pointers number its branches
         self.branches = {}  # raw branch -> its normal form (normalise.in_document)
         self.made = {}  # id(change) -> the arguments that made it (``_made``)
+        self.nesting = 0  # equivalence walks this one runs inside (``equivalent``)
 
     def in_document(self, rel):
         """``rel`` with union branches numbered as the new schema numbers
@@ -290,7 +291,7 @@ class _Walk:
         if self.equivalence_checks >= MAX_EQUIVALENCE_CHECKS:
             return False
         self.equivalence_checks += 1
-        return equivalent(old, new, self.roots)
+        return equivalent(old, new, self.roots, self.nesting + 1)
 
     def _wrapped(self, old, new):
         """(old, new) with the plain side written as a combinator, when the
@@ -403,18 +404,25 @@ ANNOTATION_RULES = ("description.changed", "default.changed", "deprecated.added"
                     "deprecated.removed", "dialect.changed", "annotation.changed")
 
 
-# Equivalence checks one schema diff may make (each a walk of its own).
+# Equivalence checks one schema diff may make (each a walk of its own), and
+# how deep such walks may nest: a check inside a recursive schema's
+# expansion asks again inside its own (mcp-z-mcp-pdf 3.2.1's pdf-layout),
+# and each walk has bounds of its own.
 MAX_EQUIVALENCE_CHECKS = 200
+MAX_EQUIVALENCE_NESTING = 12
 
 
-def equivalent(old, new, roots=(None, None)) -> bool:
+def equivalent(old, new, roots=(None, None), nesting=0) -> bool:
     """Do two normalised schemas accept the same values? True when the walk
     and the net between them find nothing but annotations (recursion
     compared by what it leads to; ``roots``: where each side's markers
     lead). Sound, not complete: False means "not shown equivalent"."""
     if same(old, new):
         return True
+    if nesting >= MAX_EQUIVALENCE_NESTING:
+        return False
     probe = _Walk("input", None, "", *roots)
+    probe.nesting = nesting
     probe.compare(old, new, ())
     return all(c.rule.endswith(ANNOTATION_RULES) for c in probe.changes)
 
