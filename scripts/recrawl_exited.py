@@ -32,6 +32,7 @@ from mcpdelta.crawl.runner import crawl
 from mcpdelta.crawl.servers import load
 from mcpdelta.crawl.stdio import kill_all
 from mcpdelta.survey.passes import CRAWL_ENV
+from scripts.crawl_log import last_rows
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -52,18 +53,6 @@ CAUSES = [
     ("exits with nothing said (status 0 or an empty stderr)", r"exited with status 0|^server exited with status \d+ "
                                                               r"before answering$"),
 ]
-
-
-def last_rows(log: Path) -> dict:
-    """(id, version) -> the log's last row of it."""
-    rows = {}
-    for line in log.read_text(encoding="utf-8").splitlines():
-        try:
-            row = json.loads(line)
-        except ValueError:
-            continue
-        rows[(row["id"], row["version"])] = row
-    return rows
 
 
 def select(rows: dict, kind: str, sample: int | None, seed: int) -> list[tuple[str, str]]:

@@ -20,6 +20,7 @@ import subprocess
 from pathlib import Path
 
 from mcpdelta.crawl.packages import version_key
+from scripts.crawl_log import last_rows
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -27,14 +28,7 @@ MCPDELTA = str(REPO / ".venv" / "bin" / "mcpdelta")
 
 
 def read_log(folder: Path) -> dict:
-    rows = {}
-    for line in (folder / "crawl-log.jsonl").read_text(encoding="utf-8").splitlines():
-        try:
-            row = json.loads(line)
-        except ValueError:
-            continue
-        rows[(row["id"], row["version"])] = row
-    return rows
+    return last_rows(folder / "crawl-log.jsonl")
 
 
 def manifest(folder: Path, row: dict | None):
