@@ -47,7 +47,8 @@ _CODE = re.compile(r"^ERR_|_(?:ERROR|FAILED|NOT_FOUND|EXCEPTION)$")
 
 def wanted(stderr: str, env: Mapping[str, str]) -> dict[str, str]:
     """The variables ``stderr`` says are wanted and ``env`` does not set, in
-    the order they first appear, each with the line that asks for it."""
+    the order they first appear, each with the words around it that ask
+    for it (a line may be a whole minified script)."""
     found: dict[str, str] = {}
     for line in (stderr or "").splitlines():
         for match in _NAME.finditer(line):
@@ -56,7 +57,7 @@ def wanted(stderr: str, env: Mapping[str, str]) -> dict[str, str]:
                 continue
             around = line[max(0, match.start() - NEAR):match.start()] + " " + line[match.end():match.end() + NEAR]
             if _CUE.search(around):
-                found[name] = line.strip()
+                found[name] = line[max(0, match.start() - NEAR):match.end() + NEAR].strip()
     return found
 
 

@@ -158,8 +158,11 @@ def test_the_names_read_from_stderr_are_requests_only():
     for line in NOT_ASKS:
         assert wanted(line, {}) == {}, line
     assert list(wanted(ASKS[1][0], {"JIRA_EMAIL": ""})) == ["JIRA_API_TOKEN", "JIRA_HOST"]  # set, even empty: kept
-    # each with the line that asks for it
+    # each with the words that ask for it, not a whole minified script
     assert wanted("Starting...\n  Error: A_KEY is required\nBye", {}) == {"A_KEY": "Error: A_KEY is required"}
+    minified = "x" * 5000 + " Missing required environment variable: IMAP_HOST. " + "y" * 5000
+    [said] = wanted(minified, {}).values()
+    assert "Missing required environment variable: IMAP_HOST." in said and len(said) < 250
 
 
 def test_a_placeholder_has_the_shape_its_name_asks_for():
