@@ -37,15 +37,24 @@ def memo(name):
     return None if _SCOPE is None else _SCOPE[name]
 
 
+def per_object(known, value, compute):
+    """``compute(value)``, once per object while ``known`` (a dict keyed by
+    ``id``) lasts: the value is held beside its result, which keeps its id
+    unique."""
+    hit = known.get(id(value))
+    if hit is None or hit[0] is not value:
+        hit = known[id(value)] = (value, compute(value))
+    return hit[1]
+
+
 def content_key(value) -> bytes:
     """A key two schemas share only when they are the same JSON text, key
     order and number spelling included (marshal's typed bytes: ``1`` is not
     ``1.0``, nor ``true``): whatever the engine's output can depend on.
     Worked out once per object while ``remembered`` lasts."""
     known = memo("bytes")
-    if known is None:
-        return marshal.dumps(value, 2)
-    hit = known.get(id(value))
-    if hit is None or hit[0] is not value:
-        hit = known[id(value)] = (value, marshal.dumps(value, 2))
-    return hit[1]
+    return _typed_bytes(value) if known is None else per_object(known, value, _typed_bytes)
+
+
+def _typed_bytes(value) -> bytes:
+    return marshal.dumps(value, 2)

@@ -24,7 +24,7 @@ import sys
 import threading
 
 from mcpdelta import __version__
-from mcpdelta.engine.remember import memo, remembered
+from mcpdelta.engine.remember import memo, per_object, remembered
 from mcpdelta.errors import InputError
 from mcpdelta.inputs import load_json
 
@@ -89,10 +89,7 @@ def _encoder(known):
     def encoded(value):
         if value is None or type(value) in (str, int, float, bool):
             return _sorted_json(value)
-        hit = known.get(id(value))
-        if hit is None or hit[0] is not value:
-            hit = known[id(value)] = (value, _sorted_json(value))
-        return hit[1]
+        return per_object(known, value, _sorted_json)
     return encoded
 
 

@@ -33,7 +33,7 @@ from mcpdelta.engine.change import parts_below, pointer
 from mcpdelta.engine.equality import canonical
 from mcpdelta.engine.keywords import ANNOTATING, VALIDATION, keyword_at
 from mcpdelta.witness.evidence import UNEXPLAINED, evidence
-from mcpdelta.engine.remember import memo
+from mcpdelta.engine.remember import memo, per_object
 from mcpdelta.engine.policy import UNPROVEN
 
 # Rules whose change cannot be shown by validation at all.
@@ -299,9 +299,4 @@ def _unvalidated(rel):
 
 
 def _text(raw, texts):
-    if texts is None:
-        return canonical(raw)
-    hit = texts.get(id(raw))
-    if hit is None or hit[0] is not raw:
-        hit = texts[id(raw)] = (raw, canonical(raw))  # holding the schema keeps its id unique
-    return hit[1]
+    return canonical(raw) if texts is None else per_object(texts, raw, canonical)

@@ -87,7 +87,9 @@ def test_a_pair_met_again_gives_the_changes_made_for_its_own_tool_and_place():
 def test_prose_scored_once_gives_the_same_verdict():
     old, new = "Search the notes.", "Search the notes by title only."
     plain = classify(old, new)
+    assert classify(old, new) is not plain  # alone, each call scores again
     with remembered():
-        assert classify(old, new) == plain
-        assert classify(old, new) == plain
-        assert classify(None, new) == classify(None, new)
+        first = classify(old, new)
+        assert classify(old, new) is first  # met again: the verdict kept
+        assert classify(new, old) is not first  # another pair of texts is its own
+    assert first == plain
