@@ -167,7 +167,7 @@ def values(loc, current, suffix, depth=0, hints=()):
         prefix = entry(a_flat, "prefixItems", [])
         lengths += [len(base) + 1, (len(prefix) if isinstance(prefix, list) else 0) + 1, 1, 2]
         for n in sorted(set(lengths)):
-            if 0 <= n <= 10_000:
+            if 0 <= n <= inst.MAX_COUNT:
                 made = inst.arrays(a_flat, depth + 1, length=n)
                 out += made
         items = examples(entry(a_flat, "items", {}), depth + 1, 3) + ANY_VALUES
@@ -199,7 +199,9 @@ def values(loc, current, suffix, depth=0, hints=()):
             for v in examples(governing(a_flat, name), depth + 1, 3) + extra_values:
                 out.append({**obj, name: v})
         for n in _lengths_near(("minProperties", "maxProperties"), a_node, r_node):
-            built, taken = dict(obj), list(obj)
+            if n > inst.MAX_COUNT:
+                continue
+            built = dict(obj)
             for name in sorted(entry(a_flat, "properties", {}) or {}):
                 if len(built) >= n:
                     break
@@ -207,11 +209,11 @@ def values(loc, current, suffix, depth=0, hints=()):
                     found = examples(governing(a_flat, name), depth + 1, 1)
                     if found:
                         built[name] = found[0]
+            fresh = inst.fresh_names(a_flat, built)
             while len(built) < n:
-                name = fresh_name(a_flat, taken)
+                name = next(fresh, None)
                 if name is None:
                     break
-                taken.append(name)
                 built[name] = (examples(governing(a_flat, name), depth + 1, 1) or [None])[0]
             if len(built) > n and n >= 0:
                 built = dict(sorted(built.items())[:n])

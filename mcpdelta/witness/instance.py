@@ -7,6 +7,7 @@ confirm every witness with the independent validator on the raw schemas.
 Deterministic: no randomness, sorted iteration everywhere.
 """
 
+import itertools
 import math
 
 from mcpdelta.engine.equality import canonical
@@ -15,6 +16,7 @@ from mcpdelta.witness.validate import matches, quick
 
 MAX_DEPTH = 10
 MAX_STRING = 100_000
+MAX_COUNT = 10_000  # most items or properties built to meet or cross a count bound
 
 # Values a validator accepts for each format (jsonschema-rs and python-jsonschema agree).
 FORMATS = {
@@ -376,17 +378,33 @@ def arrays(node, depth, length=None):
     return [out]
 
 
-def fresh_name(node, taken=()):
-    """A property name no ``properties`` / ``patternProperties`` entry governs."""
+FRESH_NAMES = ("extra", "extra1", "extra2", "x", "zz_extra")
+
+
+def fresh_names(node, taken=()):
+    """Property names no ``properties`` / ``patternProperties`` entry
+    governs and ``taken`` (read as they are made) does not hold, in a fixed
+    order: ``FRESH_NAMES``, then ``extra3``, ``extra4``, ... up to
+    ``MAX_COUNT`` of them. None once as many names as ``FRESH_NAMES`` holds
+    have matched a pattern (the patterns likely govern every name)."""
     props = node.get("properties", {}) if isinstance(node, dict) else {}
     patterns = list(node.get("patternProperties", {})) if isinstance(node, dict) else []
-    for candidate in ("extra", "extra1", "extra2", "x", "zz_extra"):
+    governed = 0
+    numbered = (f"extra{i}" for i in range(3, MAX_COUNT + 3))
+    for candidate in itertools.chain(FRESH_NAMES, numbered):
         if candidate in props or candidate in taken:
             continue
         if any(matches(p, candidate) is not False for p in patterns):
+            governed += 1
+            if governed >= len(FRESH_NAMES):
+                return
             continue
-        return candidate
-    return None
+        yield candidate
+
+
+def fresh_name(node, taken=()):
+    """The first of ``fresh_names``, or None."""
+    return next(fresh_names(node, taken), None)
 
 
 def governing(node, name):
@@ -454,8 +472,11 @@ def objects(node, depth, with_optional=False, fuller=True):
             break
         if name not in names:
             names.append(name)
+    if lo > MAX_COUNT:
+        return []
+    fresh = fresh_names(node, set(names))
     while len(names) < lo:
-        name = fresh_name(node, names)
+        name = next(fresh, None)
         if name is None:
             return []
         names.append(name)

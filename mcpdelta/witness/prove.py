@@ -29,7 +29,7 @@ from mcpdelta.engine.change import short
 from mcpdelta.engine.keywords import keyword_at
 from mcpdelta.engine.normalise import normalise_schema
 from mcpdelta.witness import construct, search, validate
-from mcpdelta.witness.instance import longest_string, size
+from mcpdelta.witness.instance import MAX_COUNT, longest_string, size
 from mcpdelta.witness.location import COMBINATORS, PROPERTY_RULES, get, locate
 from mcpdelta.witness.undo import undone
 from mcpdelta.witness.validate import (
@@ -42,6 +42,10 @@ from mcpdelta.witness.validate import (
 )
 
 LOOSE_TAIL = 24  # candidates still tried for a clean witness once a loose one is found
+# a witness to an upper count bound holds bound + 1 items, properties or
+# characters, whatever ``max_size`` says: at most this many per unit
+COUNT_BOUNDS = ("maxItems", "maxProperties", "maxContains", "maxLength")
+UNIT_SIZE = 256
 
 _NORMALISED = {}  # schema text -> normalised schema (one tool's schema serves several changes)
 _PER_PAIR = {}    # (accepting, rejecting) schema text -> quick bases
@@ -73,6 +77,17 @@ def prove(change, side, suffix, rel, schemas, limits, meter):
     return confirm(job)
 
 
+def _count_size(change, side, rel) -> int:
+    """The size a witness to a new upper count bound may need (0 for any
+    other change): the bound plus one units, each at most ``UNIT_SIZE``
+    long, for bounds construction builds to (``instance.MAX_COUNT``)."""
+    bound = change.new if side == "input" else change.old
+    if keyword_at(rel) not in COUNT_BOUNDS or type(bound) is not int \
+            or not 0 <= bound < MAX_COUNT:
+        return 0
+    return (bound + 1) * UNIT_SIZE
+
+
 class Job:
     """One change's proof: what the change is and where it lives, the
     judges of both sides, its limits and meter, and what the chain has
@@ -84,6 +99,8 @@ class Job:
         self.a_judge, self.r_judge = judges
         self.a_safe, self.r_safe = _safe(self.a_judge), _safe(self.r_judge)
         self.max_candidates, self.max_constructive, self.max_shrink, self.max_size = limits
+        self.shrinks_up_to = self.max_size  # a longer witness is kept as built
+        self.max_size = max(self.max_size, _count_size(change, side, rel))
         self.meter = meter
         self.clock = meter.tick  # before each candidate: True once the change's budget is spent
         self.a_n = _normalised(self.a_raw, self.a_text)
@@ -359,8 +376,9 @@ def by_search(job):
 def shrink(job):
     """A clean witness made smaller, each step still clean. A loose one is
     kept as built (shrinking adds stray errors), and so is one construction
-    built minimal (a property witness on a quick base)."""
-    if job.found is not None and job.shrink_it:
+    built minimal (a property witness on a quick base) and one built long to
+    cross a count bound (each shrink step would copy all of it)."""
+    if job.found is not None and job.shrink_it and size(job.found) <= job.shrinks_up_to:
         job.found = search.shrink(job.found, lambda v: job.grade(v) >= 2, job.max_shrink, job.clock)
 
 

@@ -257,11 +257,24 @@ def test_non_schema_changes_get_a_note():
 
 
 def test_size_bound():
-    result, *_ = diff(obj({"text": {"type": "string", "maxLength": 500}}),
-                      obj({"text": {"type": "string", "maxLength": 280}}), max_size=100)
+    # every witness holds the twelve required names: more than 100 characters
+    names = {f"required_property_{i}": {"type": "boolean"} for i in range(12)}
+    result, *_ = diff(obj({**names, "k": {"type": "integer", "maximum": 9}}, required=sorted(names)),
+                      obj({**names, "k": {"type": "integer", "maximum": 3}}, required=sorted(names)),
+                      max_size=100)
     change = only(result, "tool.input.constraint.tightened")
     assert change.witness is None and change.witness_note.startswith("unproven: no witness found")
     assert change.severity == "POTENTIALLY_BREAKING"  # no proof within the bounds: no BREAKING claim
+
+
+def test_a_count_bound_is_proven_past_the_size_bound():
+    # the shortest string 280 rejects is 281 characters long: a new upper
+    # count bound lets its witness be as long as the bound needs
+    result, *_ = diff(obj({"text": {"type": "string", "maxLength": 500}}),
+                      obj({"text": {"type": "string", "maxLength": 280}}), max_size=100)
+    change = only(result, "tool.input.constraint.tightened")
+    assert change.severity == "BREAKING"
+    assert len(change.witness["value"]["text"]) == 281
 
 
 def test_renamed_tool_uses_the_old_tool_schema():
