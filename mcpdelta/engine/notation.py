@@ -346,24 +346,41 @@ def _joined(a, b, apart):
     pa, pb = a["properties"], b["properties"]
     if pa.keys() != pb.keys():
         return None
-    differ = [p for p in pa if not same(pa[p], pb[p])]
+    differ = [p for p in pa if not same(pa[p], pb[p]) and not _alike(pa[p], pb[p])]
     if len(differ) != 1:
         return None
     x, y = pa[differ[0]], pb[differ[0]]
-    if not isinstance(x, dict) or not isinstance(y, dict):
+    listing_x, listing_y = _listing(x), _listing(y)
+    if listing_x is None or listing_y is None or listing_x[0] != listing_y[0]:
         return None
     vx, vy = listed_values(x), listed_values(y)
     rest_x = {k: v for k, v in x.items() if k not in ("enum", "const")}
-    rest_y = {k: v for k, v in y.items() if k not in ("enum", "const")}
-    if vx is None or vy is None or not same(rest_x, rest_y):
-        return None
-    keys_x = {json_key(v) for v in vx}
+    keys_x = listing_x[1]
     required = a.get("required") if isinstance(a.get("required"), list) else []
     if apart and (differ[0] not in required or any(json_key(v) in keys_x for v in vy)):
         return None  # a oneOf's variants stay apart only by a required tag
     joined = dict(a)
     joined["properties"] = {**pa, differ[0]: {**rest_x, "enum": sorted_set(list(vx) + list(vy))}}
     return joined
+
+
+def _alike(x, y) -> bool:
+    """Two schemas that list the same values beside the same keywords,
+    whether as ``const`` or as an ``enum`` of one."""
+    listing = _listing(x)
+    return listing is not None and listing == _listing(y)
+
+
+def _listing(schema):
+    """(the keywords beside them, the values listed) of a schema that lists
+    its values (``const`` or ``enum``, spelled either way), else None."""
+    if not isinstance(schema, dict):
+        return None
+    values = listed_values(schema)
+    if not isinstance(values, list) or ("const" in schema and "enum" in schema):
+        return None
+    rest = {k: v for k, v in schema.items() if k not in ("enum", "const")}
+    return json_key(rest), frozenset(json_key(v) for v in values)
 
 
 def _branch_values(branch):

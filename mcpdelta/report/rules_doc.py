@@ -1,6 +1,8 @@
 """The human rule reference (docs/rules.md), generated from the catalog."""
 
 from mcpdelta.engine.catalog import RULES, SEVERITIES
+from mcpdelta.witness import DEFAULTS as WITNESS
+from mcpdelta.witness.instance import MAX_COUNT
 
 CATEGORY_TITLES = {
     "server": "Server and protocol",
@@ -52,9 +54,13 @@ def rules_markdown() -> str:
         "  change is reported `POTENTIALLY_BREAKING` with a note that opens `unproven:`",
         "  and says why, and is counted as `unproven` in the summary. Each change's search",
         "  has its own bound, counted in candidates: a change gets the same proof whatever",
-        "  else its diff holds, on any machine. A change inside a union's branch is",
-        "  proven by a value in that branch, and its pointer numbers the branches as the",
-        "  server's schema lists them.",
+        "  else its diff holds, on any machine. A witness is at most "
+        f"{WITNESS['max_size']:,} characters of",
+        "  JSON, except one that crosses an upper count bound (`maxItems`, `maxProperties`,",
+        f"  `maxContains`, `maxLength` below {MAX_COUNT:,}): it holds the bound plus one items,",
+        "  properties or characters, however long that makes it. A change inside a union's",
+        "  branch is proven by a value in that branch, and its pointer numbers the branches",
+        "  as the server's schema lists them.",
         "- **Open objects.** Callers send, and servers return, the properties an object",
         "  declares. So a new optional property on an open object (no",
         "  `additionalProperties: false`) is `NON_BREAKING` on either side, while an",
