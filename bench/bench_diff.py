@@ -10,9 +10,11 @@ each): the engine's diff time and load+diff time, each as a ratio to a plain
 ``bench/.peers`` on first use). Then the same for a real pair, the committed
 captures of ``@playwright/mcp`` 0.0.60 and 0.0.83 (22 -> 25 tools, 21
 BREAKING changes, most of them the rename of ``ref`` to ``target`` in eleven
-tools), with every BREAKING change's witness outcome; there the commands
-are timed interleaved (one run of each per round), so a busy moment of the
-machine falls on all of them alike. Machines are noisy: read the ratios,
+tools), with every BREAKING change's witness outcome; there the commands,
+and ``python -c "import jsonschema_rs"`` (the independent validator's
+import alone, a floor under any diff with a witness), are timed
+interleaved (one run of each per round), so a busy moment of the machine
+falls on all of them alike. Machines are noisy: read the ratios,
 which compare timings taken in the same run.
 """
 
@@ -175,7 +177,9 @@ def real_pair(folder: pathlib.Path, script, peer, repeat: int) -> None:
         outcome[key] = outcome.get(key, 0) + 1
     print(f"\nreal pair: @playwright/mcp 0.0.60 -> 0.0.83, {len(breaking)} BREAKING: "
           + ", ".join(f"{n} {k}" for k, n in sorted(outcome.items())))
+    # the independent validator's import alone: a floor under any diff with a witness
     cmds = {"python -c pass": [sys.executable, "-c", "pass"],
+            "python -c 'import jsonschema_rs'": [sys.executable, "-c", "import jsonschema_rs"],
             "mcpdelta diff --format json": [str(script), "diff", str(old), str(new), "--format", "json"],
             "mcpdelta diff --format json --witness never": [
                 str(script), "diff", str(old), str(new), "--format", "json", "--witness", "never"]}
@@ -193,6 +197,9 @@ def real_pair(folder: pathlib.Path, script, peer, repeat: int) -> None:
         ours, theirs = times["mcpdelta diff --format json"], times["mcp-compat 0.1.0"]
         print(f"  mcpdelta diff (witnesses on) / mcp-compat = {ours[0] / theirs[0]:.2f} wall, "
               f"{ours[1] / theirs[1]:.2f} CPU")
+        floor = times["python -c 'import jsonschema_rs'"]
+        print(f"  import jsonschema_rs alone / mcp-compat = {floor[0] / theirs[0]:.2f} wall, "
+              f"{floor[1] / theirs[1]:.2f} CPU")
 
 
 def main(argv=None) -> int:

@@ -4,6 +4,7 @@ The verdict is the policy's, then the gate's (``mcpdelta.gate.verdict``): approv
 breaks never fail, ``--fail-on-security`` fails on a judge's security flag,
 and on a prose change no judge answered about."""
 
+import gc
 import sys
 
 from mcpdelta.commands import options
@@ -39,6 +40,19 @@ def add_arguments(parser):
 
 
 def run(args) -> int:
+    # A diff keeps nearly all it allocates until it ends: the collector's
+    # young-generation passes (some 20 on a 25-tool pair, a few hundred
+    # objects freed in all) are about 3 ms of a 70 ms process. Rarer for the
+    # run, as they were after it (callers in the same process).
+    threshold = gc.get_threshold()
+    gc.set_threshold(50_000, *threshold[1:])
+    try:
+        return _run(args)
+    finally:
+        gc.set_threshold(*threshold)
+
+
+def _run(args) -> int:
     from mcpdelta.config import find_default, load_config
     from mcpdelta.gate.baselines import read_side
     from mcpdelta.engine.policy import Policy, parse_override, parse_severity

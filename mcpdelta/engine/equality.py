@@ -60,3 +60,20 @@ def _integral(value):
     if kind is list:
         return [v if type(v) is str else _integral(v) for v in value]
     return value
+
+
+# Copies of parsed JSON values (plain dicts, lists and scalars, no cycles):
+# copy.deepcopy's memo and dispatch are not needed, nor is importing copy
+# (and weakref with it) on the diff path.
+def clone(value):
+    """A deep copy of a parsed JSON value."""
+    if isinstance(value, dict):
+        return {k: clone(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [clone(v) for v in value]
+    return value
+
+
+def shallow(value):
+    """A copy of a container's top level (the items shared); any other value as it is."""
+    return value.copy() if isinstance(value, (dict, list)) else value

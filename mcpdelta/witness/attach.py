@@ -25,12 +25,11 @@ reported POTENTIALLY_BREAKING (or the rule's own lower severity), its note
 opening "unproven: ".
 """
 
-import copy
 import time
 
 from mcpdelta.engine.catalog import BREAKING, POTENTIALLY_BREAKING, RANK, RULES
 from mcpdelta.engine.change import parts_below, pointer
-from mcpdelta.engine.equality import canonical
+from mcpdelta.engine.equality import canonical, clone
 from mcpdelta.engine.keywords import ANNOTATING, VALIDATION, keyword_at
 from mcpdelta.witness.evidence import UNEXPLAINED, evidence
 from mcpdelta.engine.remember import memo, per_object
@@ -187,7 +186,7 @@ def _borrowed(changes, stats):
         if inside is not None:
             stats["cut_short" if "cut short" in change.witness_note else "not_found"] -= 1
             stats["witnessed"] += 1
-            change.witness = copy.deepcopy(inside.witness)
+            change.witness = clone(inside.witness)
             change.witness_note = f"the witness of {inside.rule} at {inside.path}, inside this combinator"
 
 
@@ -269,7 +268,7 @@ def witness_for(change, old_manifest, new_manifest, renames=None, max_candidates
     if found is not None and budget.fits(*found[2:]):
         witness, note = found[:2]
         budget.used += found[2]
-        return copy.deepcopy(witness), note
+        return clone(witness), note
     # the proof loads the validator (jsonschema-rs): only here, once a
     # schema change really needs a witness, not when the package is imported
     from mcpdelta.witness.prove import prove
@@ -281,7 +280,7 @@ def witness_for(change, old_manifest, new_manifest, renames=None, max_candidates
     if not meter.spent:  # a result a budget cut short depends on what was left: never kept
         if kept is _MEMO and len(_MEMO) >= _MEMO_MAX:
             _MEMO.clear()
-        kept[key] = (copy.deepcopy(witness), note, meter.used, meter.searched)
+        kept[key] = (clone(witness), note, meter.used, meter.searched)
     return witness, note
 
 

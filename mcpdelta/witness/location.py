@@ -9,9 +9,8 @@ be credited to the change. ``get`` reads the value at those hops and
 accepting schema.
 """
 
-import copy
 
-from mcpdelta.engine.equality import same
+from mcpdelta.engine.equality import same, shallow
 
 from mcpdelta.witness import instance as inst
 from mcpdelta.witness.instance import examples, flatten, fresh_name, governing
@@ -250,7 +249,7 @@ def place(base, loc, new_value):
     if not loc.hops:
         return new_value
     # copy only the containers on the path: the rest is shared, never mutated
-    root = copy.copy(base) if isinstance(base, (dict, list)) else base
+    root = shallow(base)
     container = root
     holder, holder_key = None, None
     for depth, (kind, key) in enumerate(loc.hops):
@@ -293,7 +292,7 @@ def place(base, loc, new_value):
         holder, holder_key = container, key
         child = container[key]
         if isinstance(child, (dict, list)):
-            child = container[key] = copy.copy(child)
+            child = container[key] = shallow(child)
         container = child
     return root
 

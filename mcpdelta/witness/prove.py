@@ -23,9 +23,9 @@ comes from the changed keyword at the changed place (clean); 1 when only
 some do (loose); 0 otherwise.
 """
 
-import copy
 
 from mcpdelta.engine.change import short
+from mcpdelta.engine.equality import clone
 from mcpdelta.engine.keywords import keyword_at
 from mcpdelta.engine.normalise import normalise_schema
 from mcpdelta.witness import construct, search, validate
@@ -216,7 +216,7 @@ def by_construction(job):
     then, if they witness nothing, on fuller bases, then on bases inside
     the change's own union branch. None, or the note when the change's
     budget ran out."""
-    job.quick = copy.deepcopy(_quick_bases(job))
+    job.quick = clone(_quick_bases(job))
     phases = [job.quick] if job.quick else []
     phases.append(None)  # the fuller bases, built only if the quick ones witness nothing
     if job.loc.branched:
@@ -449,7 +449,7 @@ def _sorted(value):
         return {k: _sorted(value[k]) for k in sorted(value)}
     if isinstance(value, list):
         return [_sorted(v) for v in value]
-    return copy.deepcopy(value)
+    return value
 
 
 def _fancy(raw, text):

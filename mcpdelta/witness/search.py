@@ -9,8 +9,8 @@ source is seeded from the change and the two schemas, so the same inputs
 give the same witness in any process; the candidate budget bounds time.
 """
 
-import copy
 
+from mcpdelta.engine.equality import clone, shallow
 from mcpdelta.witness import instance as inst
 from mcpdelta.witness.instance import POOL, TYPE_ORDER, canonical, dedupe, is_number, near, size
 from mcpdelta.witness.regexgen import shortest
@@ -93,9 +93,9 @@ def replaced(value, path, new):
     copied, the rest is shared (a value is never changed in place)."""
     if not path:
         return new
-    root = holder = copy.copy(value)
+    root = holder = shallow(value)
     for part in path[:-1]:
-        holder[part] = holder = copy.copy(holder[part])
+        holder[part] = holder = shallow(holder[part])
     holder[path[-1]] = new
     return root
 
@@ -115,7 +115,7 @@ def search(oracle, a_root, r_root, bases, seed, budget, clock=None):
     for tried in range(1, budget + 1):
         if clock is not None and clock():
             return None, tried - 1
-        value = copy.deepcopy(starts[rng.randrange(len(starts))])
+        value = clone(starts[rng.randrange(len(starts))])
         for _ in range(rng.randint(1, 3)):
             value = _mutate(value, rng, pool, names)
         if oracle(value):
@@ -132,11 +132,11 @@ def _mutate(value, rng, pool, names):
         if isinstance(target, (dict, list)) and op != 0:
             pass
         else:
-            return replaced(value, path, copy.deepcopy(pool[rng.randrange(len(pool))]))
+            return replaced(value, path, clone(pool[rng.randrange(len(pool))]))
     if isinstance(target, dict):
         new = dict(target)
         if op in (1, 2) or not new:
-            new[names[rng.randrange(len(names))]] = copy.deepcopy(pool[rng.randrange(len(pool))])
+            new[names[rng.randrange(len(names))]] = clone(pool[rng.randrange(len(pool))])
         else:
             keys = sorted(new)
             del new[keys[rng.randrange(len(keys))]]
@@ -144,13 +144,13 @@ def _mutate(value, rng, pool, names):
     if isinstance(target, list):
         new = list(target)
         if op in (1, 2) or not new:
-            new.append(copy.deepcopy(pool[rng.randrange(len(pool))]))
+            new.append(clone(pool[rng.randrange(len(pool))]))
         elif op == 3:
-            new.append(copy.deepcopy(new[rng.randrange(len(new))]))
+            new.append(clone(new[rng.randrange(len(new))]))
         else:
             new.pop(rng.randrange(len(new)))
         return replaced(value, path, new)
-    return replaced(value, path, copy.deepcopy(pool[rng.randrange(len(pool))]))
+    return replaced(value, path, clone(pool[rng.randrange(len(pool))]))
 
 
 def _simpler(value):

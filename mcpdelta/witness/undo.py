@@ -17,8 +17,8 @@ combinator's branches, whose pairing is the walk's, or past a marker) gives
 None: the witness's attribution to the place's keyword stands alone there.
 """
 
-import copy
 
+from mcpdelta.engine.equality import clone, shallow
 from mcpdelta.engine.meaning import names_of
 from mcpdelta.witness.location import PROPERTY_RULES
 
@@ -59,7 +59,7 @@ def undone(rejecting, accepting, rel, suffix, by_values, branch=False):
         return out
     place = parts[:-1] if by_values else parts
     if not place:
-        return copy.deepcopy(accepting) if isinstance(accepting, dict) else None
+        return clone(accepting) if isinstance(accepting, dict) else None
     r_parent, a_parent = _at(rejecting, place[:-1]), _at(accepting, place[:-1])
     if not isinstance(r_parent, dict) or not isinstance(a_parent, dict):
         return None
@@ -76,9 +76,9 @@ def _thawed(root, parts):
     """(a copy of ``root``, its node at ``parts``) where only the containers
     on the way are copied: the rest is shared with ``root``, which is only
     ever read (a schema is never changed in place)."""
-    out = node = copy.copy(root)
+    out = node = shallow(root)
     for part in parts:
-        child = copy.copy(node[part])
+        child = shallow(node[part])
         node[part] = child
         node = child
     return out, node

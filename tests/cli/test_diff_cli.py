@@ -257,3 +257,14 @@ def test_help_wraps_at_the_terminal_width_as_argparse_would(monkeypatch, columns
     described = ours.split("options:", 1)[1].splitlines()
     assert max(len(line) for line in described) <= columns
     assert max(len(line) for line in described) > columns - 20  # this width, not a narrower one
+
+
+def test_a_diff_run_puts_the_collectors_threshold_back(capsys):
+    import gc
+
+    from mcpdelta.cli import main
+
+    before = gc.get_threshold()
+    assert main(["diff", *map(str, BREAKING_PAIR), "--format", "json"]) == 1
+    assert json.loads(capsys.readouterr().out)["changes"]
+    assert gc.get_threshold() == before

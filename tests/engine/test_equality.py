@@ -2,8 +2,7 @@
 
 import pytest
 
-from mcpdelta.engine.equality import same
-from mcpdelta.engine.equality import json_key
+from mcpdelta.engine.equality import clone, json_key, same, shallow
 
 EQUAL = [
     ({"listChanged": True, "subscribe": False}, {"subscribe": False, "listChanged": True}),
@@ -38,3 +37,13 @@ def test_json_equal_values_are_same(a, b):
 def test_json_unequal_values_are_not(a, b):
     assert not same(a, b) and not same(b, a)
     assert json_key(a) != json_key(b)
+
+
+def test_clone_copies_every_container_and_shallow_only_the_top():
+    value = {"a": [1, {"b": [True, None, 0.5]}], "c": "x"}
+    deep, top = clone(value), shallow(value)
+    assert deep == value and top == value and same(deep, value)
+    assert deep is not value and deep["a"] is not value["a"] and deep["a"][1] is not value["a"][1]
+    assert top is not value and top["a"] is value["a"]
+    assert shallow("x") == "x" and clone(3) == 3
+

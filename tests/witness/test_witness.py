@@ -453,7 +453,9 @@ def test_constructive_diff_does_not_import_python_jsonschema():
         "jsonschema", "jsonschema_specifications", "referencing", "rpds", "attrs", "attr",
         "hypothesis", "hypothesis_jsonschema",
         # the pipeline's heavy stack never loads on the diff path
-        "polars", "duckdb", "prefect", "openai", "pyarrow", "rich", "typer", "httpx")}
+        "polars", "duckdb", "prefect", "openai", "pyarrow", "rich", "typer", "httpx",
+        # witnesses are copied as JSON (engine.equality.clone), not by copy.deepcopy
+        "copy", "weakref")}
     assert not heavy, sorted(heavy)
 
 
