@@ -17,7 +17,7 @@ _SCOPE = None  # the memos of the innermost ``remembered``, or None
 # the memos a scope holds: the engine's, and those of the layers above it
 # that read the same batch (witnesses, the rows the diff stage writes)
 NAMES = ("normalised", "schema diffs", "bytes", "prose", "witnesses", "schema texts", "json",
-         "tool changes", "rows")
+         "tool changes", "rows", "fingerprints")
 
 
 class remembered:

@@ -4,7 +4,7 @@ from mcpdelta.engine import prose
 from mcpdelta.engine.change import Change, pointer
 from mcpdelta.engine.equality import canonical, same
 from mcpdelta.engine.normalise import normalise_schema
-from mcpdelta.engine.remember import memo, per_objects
+from mcpdelta.engine.remember import memo, per_object, per_objects
 from mcpdelta.engine.schema import diff_schema
 
 MODELLED = frozenset({"name", "title", "description", "inputSchema", "outputSchema",
@@ -72,10 +72,12 @@ def _renames(removed, added) -> dict:
     tool share a schema fingerprint."""
     if not removed or not added:
         return {}  # nothing to pair: no fingerprint worth computing
+    known = memo("fingerprints")  # a tool removed or added in many pairs: worked out once
+
     def index(tools):
         found = {}
         for tool in tools:
-            fp = _fingerprint(tool)
+            fp = _fingerprint(tool) if known is None else per_object(known, tool, _fingerprint)
             if fp is not None:
                 found.setdefault(fp, []).append(tool["name"])
         return found
