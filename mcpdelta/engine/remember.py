@@ -1,5 +1,6 @@
 """Work remembered while a batch lasts: each schema normalised once, each
-distinct pair of schemas diffed once.
+distinct pair of schemas diffed once, and (for a caller that settles each
+change once) each tool's two sides diffed, proven and encoded once.
 
 Within ``with remembered():`` the engine keeps what it worked out about
 schemas it met before. It is for a caller that changes neither the schemas
