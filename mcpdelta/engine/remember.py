@@ -1,5 +1,6 @@
 """Work remembered while a batch lasts: each schema normalised once, each
-distinct pair of schemas diffed once.
+distinct pair of schemas diffed once, and (for a caller that settles each
+change once) each tool's two sides diffed, proven and encoded once.
 
 Within ``with remembered():`` the engine keeps what it worked out about
 schemas it met before. It is for a caller that changes neither the schemas
@@ -16,13 +17,24 @@ _SCOPE = None  # the memos of the innermost ``remembered``, or None
 
 # the memos a scope holds: the engine's, and those of the layers above it
 # that read the same batch (witnesses, the rows the diff stage writes)
-NAMES = ("normalised", "schema diffs", "bytes", "prose", "witnesses", "schema texts", "json")
+NAMES = ("normalised", "schema diffs", "bytes", "prose", "witnesses", "schema texts", "json",
+         "tool changes", "rows", "fingerprints")
 
 
 class remembered:
+    """``settles_once``: the caller sets each change's severity and witness
+    once and never changes it after (the diff stage), so a tool met again
+    with the same two sides gives back the very changes it gave before,
+    already settled (``memo("tool changes")``; None without it)."""
+
+    def __init__(self, settles_once=False):
+        self.settles_once = settles_once
+
     def __enter__(self):
         global _SCOPE
         self.outer, _SCOPE = _SCOPE, {name: {} for name in NAMES}
+        if not self.settles_once:
+            _SCOPE["tool changes"] = None
         return self
 
     def __exit__(self, *exc):
@@ -44,6 +56,16 @@ def per_object(known, value, compute):
     hit = known.get(id(value))
     if hit is None or hit[0] is not value:
         hit = known[id(value)] = (value, compute(value))
+    return hit[1]
+
+
+def per_objects(known, objects, extra, compute):
+    """``compute()``, once per tuple of objects and ``extra`` (a value) while
+    ``known`` lasts (the objects held, like ``per_object``'s)."""
+    key = (*map(id, objects), extra)
+    hit = known.get(key)
+    if hit is None or any(a is not b for a, b in zip(hit[0], objects)):
+        hit = known[key] = (objects, compute())
     return hit[1]
 
 

@@ -4,6 +4,7 @@ from mcpdelta.engine import prose
 from mcpdelta.engine.change import Change, pointer
 from mcpdelta.engine.equality import canonical, same
 from mcpdelta.engine.normalise import normalise_schema
+from mcpdelta.engine.remember import memo, per_object, per_objects
 from mcpdelta.engine.schema import diff_schema
 
 MODELLED = frozenset({"name", "title", "description", "inputSchema", "outputSchema",
@@ -24,19 +25,36 @@ def diff_tools(old_list, new_list, changes):
     removed = sorted(old.keys() - new.keys())
     added = sorted(new.keys() - old.keys())
     renames = _renames([old[n] for n in removed], [new[n] for n in added])
+    # a caller that settles each change once is given a tool's changes met
+    # before again (``remembered(settles_once=True)``)
+    shared = memo("tool changes")
     for name in removed:
         if name not in renames:
-            changes.append(Change("tool.removed", name, pointer("tools", name), old[name], None))
+            changes.extend(_made(shared, (old[name],), "removed", lambda: [
+                Change("tool.removed", name, pointer("tools", name), old[name], None)]))
     renamed_to = set(renames.values())
     for name in added:
         if name not in renamed_to:
-            changes.append(Change("tool.added", name, pointer("tools", name), None, new[name]))
+            changes.extend(_made(shared, (new[name],), "added", lambda: [
+                Change("tool.added", name, pointer("tools", name), None, new[name])]))
     for before, after in sorted(renames.items()):
         changes.append(Change("tool.renamed", after, pointer("tools", before), before, after))
-        diff_tool(old[before], new[after], after, changes)
+        changes.extend(_made(shared, (old[before], new[after]), after,
+                             lambda: _diffed(old[before], new[after], after)))
     for name in sorted(old.keys() & new.keys()):
         if not same(old[name], new[name]):  # unchanged tools cost one equality check
-            diff_tool(old[name], new[name], name, changes)
+            changes.extend(_made(shared, (old[name], new[name]), name,
+                                 lambda: _diffed(old[name], new[name], name)))
+
+
+def _made(shared, tools, how, make) -> list:
+    return make() if shared is None else per_objects(shared, tools, how, make)
+
+
+def _diffed(old, new, entity) -> list:
+    changes = []
+    diff_tool(old, new, entity, changes)
+    return changes
 
 
 def _fingerprint(tool):
@@ -54,10 +72,12 @@ def _renames(removed, added) -> dict:
     tool share a schema fingerprint."""
     if not removed or not added:
         return {}  # nothing to pair: no fingerprint worth computing
+    known = memo("fingerprints")  # a tool removed or added in many pairs: worked out once
+
     def index(tools):
         found = {}
         for tool in tools:
-            fp = _fingerprint(tool)
+            fp = _fingerprint(tool) if known is None else per_object(known, tool, _fingerprint)
             if fp is not None:
                 found.setdefault(fp, []).append(tool["name"])
         return found

@@ -119,7 +119,7 @@ def diff_batch(lake_root, pairs, policy, engine, policy_id, batch_id) -> dict:
     try:
         # the batch's tools are decoded once and never changed: each schema
         # is normalised once, however many pairs change its tool
-        with remembered():
+        with remembered(settles_once=True):
             return _diff_pairs(lake, contracts, pairs, policy, engine, policy_id, batch_id)
     finally:
         gc.set_threshold(*thresholds)
@@ -136,6 +136,18 @@ def _diff_pairs(lake, contracts, pairs, policy, engine, policy_id, batch_id) -> 
     changes, ledger = [], []
     errors = 0
     encoded = _encoder(memo("json"))
+    # change -> the rest of its row, once it is settled: a tool's changes
+    # met again in another pair are these very objects (``settles_once``)
+    tails = memo("rows")
+
+    def tail(change):
+        # the fields of Change.as_json(), without its sorted copies of old
+        # and new: the sorted-key encoder sorts them anyway
+        return (change.rule, change.severity, change.default_severity, change.entity, change.path,
+                encoded(change.old), encoded(change.new), change.message, change.note,
+                change.suppressed, change.suppressed_reason, _json(change.advisory),
+                None if change.witness is None else _json(change.witness), change.witness_note)
+
     for row in pairs:
         base = (pair_key(row["server_id"], row["old_digest"], row["new_digest"]), row["server_id"],
                 row["old_version"], row["new_version"], row["old_digest"], row["new_digest"],
@@ -149,15 +161,9 @@ def _diff_pairs(lake, contracts, pairs, policy, engine, policy_id, batch_id) -> 
             ledger.append(base + (0, 0, None, 0, str(exc), _now()))
             errors += 1
             continue
-        attach_witnesses(result, min_severity=policy.witness)  # "never": the proofs alone
-        for change in result.changes:
-            # the fields of Change.as_json(), without its sorted copies of
-            # old and new: the sorted-key encoder sorts them anyway
-            changes.append(base + (
-                change.rule, change.severity, change.default_severity, change.entity, change.path,
-                encoded(change.old), encoded(change.new), change.message, change.note,
-                change.suppressed, change.suppressed_reason, _json(change.advisory),
-                None if change.witness is None else _json(change.witness), change.witness_note))
+        # "never": the proofs alone; changes settled in an earlier pair keep theirs
+        attach_witnesses(_Unsettled(result, tails), min_severity=policy.witness)
+        changes.extend([base + per_object(tails, change, tail) for change in result.changes])
         witnessed = sum(c.witness is not None for c in result.changes
                         if c.severity == "BREAKING" and not c.suppressed)
         ledger.append(base + (len(result.changes), result.summary["BREAKING"], result.grade,
@@ -165,6 +171,21 @@ def _diff_pairs(lake, contracts, pairs, policy, engine, policy_id, batch_id) -> 
     lake.append("changes", changes, batch_id)
     lake.append("pairs", ledger, batch_id)  # the ledger last: it commits the batch
     return {"pairs_diffed": len(ledger), "errors": errors}
+
+
+class _Unsettled:
+    """A result's changes not yet settled (witnessed, written) in this
+    batch, in their order, for ``attach_witnesses``: what it works out for
+    a change depends on that change and its tool alone (a combinator
+    borrows only from its own tool's changes, met again all together)."""
+
+    def __init__(self, result, tails):
+        self.result, self.old, self.new = result, result.old, result.new
+        self.changes = [c for c in result.changes
+                        if tails.get(id(c), (None,))[0] is not c]
+
+    def settle(self):
+        self.result.settle()
 
 
 # what the pair query reads: the other tables' files are neither checked nor bound

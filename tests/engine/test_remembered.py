@@ -93,3 +93,30 @@ def test_prose_scored_once_gives_the_same_verdict():
         assert classify(old, new) is first  # met again: the verdict kept
         assert classify(new, old) is not first  # another pair of texts is its own
     assert first == plain
+
+
+def test_a_tool_met_again_gives_its_very_changes_only_to_a_caller_that_settles_once():
+    """``settles_once`` (the diff stage): the same two tool objects give back
+    the changes they gave before, the very objects; otherwise, and for
+    another tool, fresh ones equal to the engine's alone."""
+    from mcpdelta.engine.tools import diff_tools
+
+    old = [{"name": "search", "inputSchema": OLD}, {"name": "gone", "inputSchema": {}}]
+    new = [{"name": "search", "inputSchema": NEW}, {"name": "came", "inputSchema": {}}]
+
+    def diffed():
+        changes = []
+        diff_tools(old, new, changes)
+        return changes
+
+    alone = [c.as_json() for c in diffed()]
+    with remembered():
+        assert all(a is not b for a, b in zip(diffed(), diffed()))
+    with remembered(settles_once=True):
+        first = diffed()
+        again = diffed()
+        other = []
+        diff_tools(copy.deepcopy(old), copy.deepcopy(new), other)
+    assert len(first) >= 5 and all(a is b for a, b in zip(first, again))
+    assert all(a is not b for a, b in zip(first, other))
+    assert [c.as_json() for c in first] == [c.as_json() for c in other] == alone
