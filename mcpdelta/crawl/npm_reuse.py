@@ -1,0 +1,153 @@
+"""npm installs of a sweep's next release over a copy of an earlier one's.
+
+A version sweep installs successive releases of one package, whose trees
+mostly repeat. npm, given a copy of the last release's ``node_modules``
+and asked for the next release (``npm install --before CUT-OFF``), keeps
+every package there that still satisfies the new release's ranges and
+fetches, unpacks and builds only the rest: 2-4 s where a plain install
+takes 5-9 s. The tree it leaves is one a user upgrading in place gets, not
+always the fresh one (a dependency the earlier release pinned lower stays
+lower while the new range allows it), so what the survey takes from it is
+checked: the crawl captures a sample of these releases from a plain
+install too (``runner._check_reuse``), and a difference turns the reuse off
+for the rest of the run.
+
+A seed is only an install of an earlier release (by publish time), made
+as of its own release (no later cut-off), on the same Node.js: every
+package in it was published before this release's cut-off, so the
+``--before`` date still holds for the whole tree.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from mcpdelta.files import write_file
+
+from .errors import CrawlError
+from .servers import safe_name
+from .toolchain import run_process
+
+SEED = ".seed"  # the last install ``release`` removed, kept for the package's next release
+
+
+def find_seed(package_dir: Path, published_at: str | None, node: str | None) -> tuple[Path, dict] | None:
+    """The install of this package's latest release published before
+    ``published_at`` that may seed it, with its install.json; None if none."""
+    if not published_at or not package_dir.is_dir():
+        return None
+    best = None
+    for marker in [*package_dir.glob("*~*/install.json"), package_dir / SEED / "install.json"]:
+        try:
+            info = json.loads(marker.read_text())
+        except (OSError, ValueError):
+            continue
+        when = info.get("published_at") if isinstance(info, dict) else None
+        if (not isinstance(when, str) or _stamp(when) >= _stamp(published_at) or info.get("retry")
+                or info.get("node_major") != node or not (marker.parent / "node_modules").is_dir()):
+            continue
+        if best is None or _stamp(when) > _stamp(best[1]["published_at"]):
+            best = (marker.parent, info)
+    return best
+
+
+def _stamp(when: str) -> str:
+    """Publish times compared as text: one format (the registries' ISO, ``Z`` or ``+00:00``)."""
+    return when.replace("+00:00", "Z").replace(".000Z", "Z")
+
+
+async def copy_seed(seed: Path, work: Path, timeout: float) -> None:
+    """The seed's ``node_modules`` copied whole into the work folder (``cp -a``:
+    no file shared with the seed, which stays a finished install), less npm's
+    hidden lockfile, which npm would rewrite in place."""
+    code, _, err = await run_process(["cp", "-a", "--", str(seed / "node_modules"), str(work / "node_modules")],
+                                     timeout)
+    if code != 0:  # the seed removed meanwhile, a full disk: the caller installs plainly
+        raise CrawlError("install_failed", f"copying the install of an earlier release: {err.strip()[-300:]}")
+    (work / "node_modules" / ".package-lock.json").unlink(missing_ok=True)
+
+
+def keep_as_seed(folder: Path) -> bool:
+    """``release``: keep a removed install as the package's seed when it is
+    of a later release than the seed there (one per package); False when
+    it was not kept."""
+    try:
+        info = json.loads((folder / "install.json").read_text())
+    except (OSError, ValueError):
+        return False
+    when = info.get("published_at") if isinstance(info, dict) else None
+    if info.get("registry") != "npm" or not isinstance(when, str) or info.get("retry"):
+        return False
+    seed = folder.parent / SEED
+    try:
+        held = json.loads((seed / "install.json").read_text()).get("published_at") or ""
+    except (OSError, ValueError, AttributeError):
+        held = ""
+    if held and _stamp(held) >= _stamp(when):
+        return False
+    aside = folder.parent / f".{SEED}-{os.getpid()}-old"
+    try:
+        if seed.exists():
+            os.replace(seed, aside)
+        os.replace(folder, seed)
+    except OSError:
+        return False
+    finally:
+        shutil.rmtree(aside, ignore_errors=True)
+    return True
+
+
+async def check_install(cache, registry, name, version, published_at, bin_name, node=None) -> dict:
+    """A plain install (no earlier release's copy) of an npm release into a
+    folder of its own, for the crawl's check of a reused one: its info, with
+    "folder" (the caller removes it, or ``adopt``s it)."""
+    base = cache.dir(registry, name)
+    base.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f".check-{safe_name(version)}-", dir=base))
+    try:
+        info = await cache._install_dated(work, registry, name, version, published_at, bin_name, node)
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
+    info.pop("warning", None)
+    info.update({"registry": registry, "name": name, "version": version, "published_at": published_at})
+    write_file(work / "install.json", json.dumps(info, indent=1, sort_keys=True))
+    absolute = [str(work / part) for part in info["argv"]]
+    return await cache._with_runtime(info | {"argv": absolute, "folder": str(work)})
+
+
+def adopt(folder: str, final: Path) -> None:
+    """A checked plain install in place of the reused one whose capture differed."""
+    aside = final.with_name(f".{final.name}.differs-{os.getpid()}")
+    os.replace(final, aside)
+    os.replace(folder, final)
+    shutil.rmtree(aside, ignore_errors=True)
+
+
+def sampled(name: str, version: str, every: int) -> bool:
+    """The deterministic 1-in-``every`` of releases whose reuse is checked (0: none)."""
+    if every <= 0:
+        return False
+    digest = hashlib.sha256(f"{name}@{version}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") % every == 0
+
+
+def same_capture(a: dict | None, b: dict | None) -> str | None:
+    """None when two manifests are equal, else what differs (first few names)."""
+    if a == b:
+        return None
+    a, b = a or {}, b or {}
+    keys = sorted(k for k in set(a) | set(b) if k != "tools" and a.get(k) != b.get(k))
+    tools = lambda m: {t.get("name"): t for t in m.get("tools") or [] if isinstance(t, dict)}  # noqa: E731
+    ta, tb = tools(a), tools(b)
+    names = sorted(str(n) for n in set(ta) ^ set(tb))
+    changed = sorted(str(n) for n in set(ta) & set(tb) if ta[n] != tb[n])
+    parts = ([f"fields {', '.join(keys)}"] if keys else []) + (
+        [f"tools on one side only: {', '.join(names[:5])}"] if names else []) + (
+        [f"tools that differ: {', '.join(changed[:5])}"] if changed else [])
+    return "; ".join(parts) or "the order of the tools"
