@@ -20,6 +20,7 @@ package in it was published before this release's cut-off, so the
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import json
 import os
@@ -36,29 +37,42 @@ from .toolchain import run_process
 SEED = ".seed"  # the last install ``release`` removed, kept for the package's next release
 
 
-def find_seed(package_dir: Path, published_at: str | None, node: str | None) -> tuple[Path, dict] | None:
+def find_seed(package_dir: Path, published_at: str | None, folder_of) -> tuple[Path, dict] | None:
     """The install of this package's latest release published before
-    ``published_at`` that may seed it, with its install.json; None if none."""
-    if not published_at or not package_dir.is_dir():
+    ``published_at`` that may seed it, with its install.json; None if none.
+    ``folder_of(version, published_at)``: the folder name an install of that
+    release with this one's options has (registry, Node.js, cut-offs): a
+    seed made otherwise is passed over."""
+    if not _when(published_at) or not package_dir.is_dir():
         return None
     best = None
     for marker in [*package_dir.glob("*~*/install.json"), package_dir / SEED / "install.json"]:
         try:
             info = json.loads(marker.read_text())
+            name = (marker.parent / ORIGIN).read_text().strip() if marker.parent.name == SEED else marker.parent.name
         except (OSError, ValueError):
             continue
-        when = info.get("published_at") if isinstance(info, dict) else None
-        if (not isinstance(when, str) or _stamp(when) >= _stamp(published_at) or info.get("retry")
-                or info.get("node_major") != node or not (marker.parent / "node_modules").is_dir()):
+        when = _when(info.get("published_at")) if isinstance(info, dict) else None
+        if (when is None or when >= _when(published_at) or info.get("retry") or not isinstance(info.get("version"), str)
+                or name != folder_of(info["version"], info["published_at"])
+                or not (marker.parent / "node_modules").is_dir()):
             continue
-        if best is None or _stamp(when) > _stamp(best[1]["published_at"]):
+        if best is None or when > _when(best[1]["published_at"]):
             best = (marker.parent, info)
     return best
 
 
-def _stamp(when: str) -> str:
-    """Publish times compared as text: one format (the registries' ISO, ``Z`` or ``+00:00``)."""
-    return when.replace("+00:00", "Z").replace(".000Z", "Z")
+ORIGIN = ".origin"  # in the seed: the name of the install folder it was
+
+
+def _when(stamp) -> dt.datetime | None:
+    if not isinstance(stamp, str):
+        return None
+    try:
+        when = dt.datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return when if when.tzinfo else when.replace(tzinfo=dt.timezone.utc)
 
 
 async def copy_seed(seed: Path, work: Path, timeout: float) -> None:
@@ -80,18 +94,19 @@ def keep_as_seed(folder: Path) -> bool:
         info = json.loads((folder / "install.json").read_text())
     except (OSError, ValueError):
         return False
-    when = info.get("published_at") if isinstance(info, dict) else None
-    if info.get("registry") != "npm" or not isinstance(when, str) or info.get("retry"):
+    when = _when(info.get("published_at")) if isinstance(info, dict) else None
+    if info.get("registry") != "npm" or when is None or info.get("retry"):
         return False
     seed = folder.parent / SEED
     try:
-        held = json.loads((seed / "install.json").read_text()).get("published_at") or ""
+        held = _when(json.loads((seed / "install.json").read_text()).get("published_at"))
     except (OSError, ValueError, AttributeError):
-        held = ""
-    if held and _stamp(held) >= _stamp(when):
+        held = None
+    if held and held >= when:
         return False
     aside = folder.parent / f".{SEED}-{os.getpid()}-old"
     try:
+        (folder / ORIGIN).write_text(folder.name + "\n")
         if seed.exists():
             os.replace(seed, aside)
         os.replace(folder, seed)

@@ -282,7 +282,8 @@ class PackageCache:
             if registry == "npm" and node:  # before the dated tries: no cut-off finds a missing Node.js
                 await self.node_runtime(node)
             runtime = python if registry == "pypi" else node
-            seed = find_seed(self.dir(registry, name), published_at, node) if (
+            seed = find_seed(self.dir(registry, name), published_at, lambda v, when: self.install_dir(
+                registry, name, v, when, bin_name, python, node).name) if (
                 registry == "npm" and self.npm_reuse and not self.reuse_off) else None
             info = await self._install_dated(work, registry, name, version, published_at, bin_name, runtime, seed)
             warning = info.pop("warning", None)  # said by the install that met it, not by its reuses
