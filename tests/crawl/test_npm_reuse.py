@@ -130,3 +130,10 @@ def test_an_install_released_after_its_capture_seeds_the_next_release(tmp_path, 
     assert second.manifest["serverInfo"]["version"] == "1.1.0"
     seed = json.loads((cache.dir("npm", "mcpdelta-fx-reuse") / ".seed" / "install.json").read_text())
     assert seed["version"] == "1.1.0"  # the later release is the seed now
+
+
+def test_a_negative_check_rate_is_a_one_line_error(mcpdelta, tmp_path):
+    servers = write(tmp_path / "servers.yaml", "servers:\n  - {id: x, command: python3, args: [-c, 'pass']}\n")
+    done = mcpdelta("crawl", "--servers", servers, "--out", tmp_path / "out", "--reuse-check-every", "-1")
+    assert done.returncode == 2 and not (tmp_path / "out" / "crawl-log.jsonl").exists()
+    assert done.stderr.strip().count("\n") == 0 and "--reuse-check-every: must be 0 or more" in done.stderr
