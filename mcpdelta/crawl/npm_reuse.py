@@ -77,13 +77,14 @@ def _when(stamp) -> dt.datetime | None:
 
 async def copy_seed(seed: Path, work: Path, timeout: float) -> None:
     """The seed's ``node_modules`` copied whole into the work folder (``cp -a``:
-    no file shared with the seed, which stays a finished install), less npm's
-    hidden lockfile, which npm would rewrite in place."""
+    no file shared with the seed, which stays a finished install, where npm
+    rewrites its hidden lockfile in place). The times kept, npm's hidden
+    lockfile still describes the copy and spares npm reading the tree
+    (firecrawl-mcp 3.26.0 over 3.25.1: 1.3-1.6 s against 2.0-2.4 s, the same tree)."""
     code, _, err = await run_process(["cp", "-a", "--", str(seed / "node_modules"), str(work / "node_modules")],
                                      timeout)
     if code != 0:  # the seed removed meanwhile, a full disk: the caller installs plainly
         raise CrawlError("install_failed", f"copying the install of an earlier release: {err.strip()[-300:]}")
-    (work / "node_modules" / ".package-lock.json").unlink(missing_ok=True)
 
 
 def keep_as_seed(folder: Path) -> bool:
