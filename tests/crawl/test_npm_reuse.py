@@ -137,3 +137,14 @@ def test_a_negative_check_rate_is_a_one_line_error(mcpdelta, tmp_path):
     done = mcpdelta("crawl", "--servers", servers, "--out", tmp_path / "out", "--reuse-check-every", "-1")
     assert done.returncode == 2 and not (tmp_path / "out" / "crawl-log.jsonl").exists()
     assert done.stderr.strip().count("\n") == 0 and "--reuse-check-every: must be 0 or more" in done.stderr
+
+
+def test_the_check_sample_is_one_in_n_and_the_same_on_every_run():
+    from mcpdelta.crawl.npm_reuse import sampled
+
+    versions = [f"1.{i}.0" for i in range(2000)]
+    picked = [v for v in versions if sampled("some-server", v, 10)]
+    assert 140 <= len(picked) <= 260  # about 1 in 10 (200 expected)
+    assert picked == [v for v in versions if sampled("some-server", v, 10)]
+    assert all(sampled("some-server", v, 1) for v in versions[:50])
+    assert not any(sampled("some-server", v, 0) for v in versions[:50])
