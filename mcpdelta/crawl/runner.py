@@ -558,9 +558,15 @@ async def crawl(targets: list[Target], limits: Limits, out_dir: str | Path, *,
 
         # a serial server's versions wait for each other before taking a capture slot
         serial = {t.id: asyncio.Lock() for t, _ in jobs if t.serial}
+        # an npm package's releases install one after another, in the sweep's
+        # order, each over the one before it (npm_reuse); waiting, none holds an install slot
+        package = {(t.package.registry, t.package.name): asyncio.Lock() for t, _ in jobs
+                   if cache.npm_reuse and t.package is not None and t.package.registry == "npm"}
 
         async def one(target: Target, published_at: str | None) -> CaptureRecord:
-            gate = Gate([installs], [lock for lock in (serial.get(target.id), captures) if lock is not None])
+            spec = target.package
+            gate = Gate([lock for lock in (spec and package.get((spec.registry, spec.name)), installs) if lock],
+                        [lock for lock in (serial.get(target.id), captures) if lock is not None])
             async with in_flight:
                 rec = await capture_target(target, limits, cache, published_at, client, probe_policy, gate)
                 if rec.ok and rec.install_reused and rec.install_ms:  # made now, over an earlier release

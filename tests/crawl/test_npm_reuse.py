@@ -57,8 +57,7 @@ def sweep(tmp_path, cache: PackageCache, versions: list[str], out: str = "out", 
   - {{id: reuse, package: {{registry: npm, name: mcpdelta-fx-reuse, versions: {json.dumps(versions)}}}}}
 """)
     targets, _ = load(servers)
-    # one install at a time, in the sweep's order: each release finds the one before it installed
-    limits = fast_limits(total_timeout_s=300, install_concurrency=1, concurrency=1)
+    limits = fast_limits(total_timeout_s=300)  # installs 4 at a time, but a package's in the sweep's order
     records = asyncio.run(crawl(targets, limits, tmp_path / out, cache=cache, **kw))
     return {r.version: r for r in records}
 
@@ -75,17 +74,22 @@ def test_a_release_installed_over_the_last_captures_what_a_plain_install_capture
     registry.add("mcpdelta-fx-reuse", "1.1.0", "2025-02-01T00:00:00.000Z", files={"server.js": SERVER_JS},
                  bins={"mcpdelta-fx-reuse": "server.js"},
                  dependencies={"mcpdelta-fx-rdep": "^1.0.0", "mcpdelta-fx-other": "^1.0.0"})
-    fast = PackageCache(tmp_path / "fast", 300)
+    add_server(registry, "mcpdelta-fx-reuse", "1.2.0", "2025-03-01T00:00:00.000Z")  # drops mcpdelta-fx-other
+    fast = PackageCache(tmp_path / "fast", 300, reuse_check_every=0)
     plain = PackageCache(tmp_path / "plain", 300, npm_reuse=False)
-    got = sweep(tmp_path, fast, ["1.0.0", "1.1.0"], "fast-out")
-    want = sweep(tmp_path, plain, ["1.0.0", "1.1.0"], "plain-out")
+    versions = ["1.0.0", "1.1.0", "1.2.0"]
+    got = sweep(tmp_path, fast, versions, "fast-out")
+    want = sweep(tmp_path, plain, versions, "plain-out")
     assert all(r.ok for r in [*got.values(), *want.values()]), [r.error for r in [*got.values(), *want.values()]]
     assert got["1.0.0"].install_reused is None  # nothing earlier to install over
-    assert got["1.1.0"].install_reused == "1.0.0"
+    assert got["1.1.0"].install_reused == "1.0.0" and got["1.2.0"].install_reused == "1.1.0"
     assert got["1.1.0"].install_check == "equal" and got["1.1.0"].install_check_ms > 0  # the run's first: checked
+    assert got["1.2.0"].install_check is None  # then none (0: the first only)
     assert want["1.1.0"].install_reused is None and want["1.1.0"].install_check is None  # the off switch
-    for version in ("1.0.0", "1.1.0"):
+    for version in versions:
         assert got[version].manifest == want[version].manifest
+    dropped = next(fast.dir("npm", "mcpdelta-fx-reuse").glob("1.2.0~*")) / "node_modules" / "mcpdelta-fx-other"
+    assert not dropped.exists()  # what the earlier release needed and this one does not is pruned
     assert got["1.1.0"].manifest["serverInfo"]["version"] == "1.1.0"  # the new release replaced the old
     assert installed(fast, "1.1.0", "mcpdelta-fx-other") == "1.0.0"  # and what it added was fetched
     assert not list(fast.dir("npm", "mcpdelta-fx-reuse").glob(".check-*"))  # the check's install is gone
