@@ -193,7 +193,13 @@ def summarize(rows: list[dict]) -> dict:
         if later:
             m = {s: round(statistics.median(r[s]["install_ms"] for r in later) / 1000, 2) for s in SIDES}
             reg["install_median_after_first_s"] = m | {"ratio": round(m["fast"] / m["plain"], 3)}
+        reused = [r for r in both if r["fast"]["reused"]]  # a seed published earlier was there
+        if reused:
+            m = {s: round(statistics.median(r[s]["install_ms"] for r in reused) / 1000, 2) for s in SIDES}
+            reg["install_median_reused_s"] = m | {"ratio": round(m["fast"] / m["plain"], 3)}
         check = sum(r["fast"]["check_ms"] for r in both)
+        walls = {s: sum(r[s]["wall_ms"] for r in both) for s in SIDES}
+        reg["sweep_wall_less_check_ratio"] = round((walls["fast"] - check) / walls["plain"], 3) if both else None
         reg["check"] = {"checked": sum(1 for r in both if r["fast"]["check"]),
                         "equal": sum(1 for r in both if r["fast"]["check"] == "equal"),
                         "other": [f"{r['id']} {r['version']}: {r['fast']['check']}" for r in both
