@@ -20,6 +20,7 @@ package in it was published before this release's cut-off, so the
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import hashlib
 import json
@@ -143,6 +144,60 @@ def adopt(folder: str, final: Path) -> None:
     os.replace(final, aside)
     os.replace(folder, final)
     shutil.rmtree(aside, ignore_errors=True)
+
+
+class Turns:
+    """A package's releases taking their installs one at a time, the earliest
+    published first among those waiting (each then finds the one before it
+    installed; a registry's version order is not always its publish order).
+    A release takes a ``turn`` once it may start (it holds its in-flight
+    slot: the earliest waiting can always go on) and is ``done`` with it
+    whatever happens."""
+
+    def __init__(self):
+        self._waiting: list[tuple] = []
+        self._busy = False
+        self._cond: asyncio.Condition | None = None
+        self._count = 0
+
+    def turn(self, published_at: str | None) -> "_Turn":
+        self._count += 1
+        key = (_when(published_at) or dt.datetime.min.replace(tzinfo=dt.timezone.utc), self._count)
+        self._waiting.append(key)
+        return _Turn(self, key)
+
+
+class _Turn:
+    def __init__(self, turns: Turns, key: tuple):
+        self.turns, self.key, self.entered = turns, key, False
+
+    async def __aenter__(self):
+        # one step for the releases started with this one (a crawl starts its
+        # jobs together) to take their turns too: the earliest published goes first
+        await asyncio.sleep(0)
+        turns = self.turns
+        turns._cond = turns._cond or asyncio.Condition()
+        async with turns._cond:
+            await turns._cond.wait_for(lambda: not turns._busy and min(turns._waiting) == self.key)
+            turns._busy = self.entered = True
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        await self._leave()
+
+    async def _leave(self) -> None:
+        turns = self.turns
+        turns._cond = turns._cond or asyncio.Condition()
+        async with turns._cond:
+            if self.key in turns._waiting:
+                turns._waiting.remove(self.key)
+                if self.entered:
+                    turns._busy = False
+                turns._cond.notify_all()
+
+    async def done(self) -> None:
+        """Out of the queue, entered or not (a release that never installs)."""
+        await self._leave()
 
 
 def sampled(name: str, version: str, every: int) -> bool:

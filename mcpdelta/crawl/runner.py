@@ -46,7 +46,7 @@ from .errors import CrawlError, cause, cause_lines, install_retryable, short
 from .http import StreamableHttpTransport
 from .model import ClientIdentity, CaptureRecord, Limits, PackageSpec, Target
 from .package_names import is_selector
-from .npm_reuse import adopt, check_install, same_capture, sampled
+from .npm_reuse import Turns, adopt, check_install, same_capture, sampled
 from .packages import PackageCache, default_cache, runtime_env, select_noted
 from .placeholders import MAX_NAMES, MAX_ROUNDS, value_for, wanted
 from .probes import ProbePolicy
@@ -558,17 +558,23 @@ async def crawl(targets: list[Target], limits: Limits, out_dir: str | Path, *,
 
         # a serial server's versions wait for each other before taking a capture slot
         serial = {t.id: asyncio.Lock() for t, _ in jobs if t.serial}
-        # an npm package's releases install one after another, in the sweep's
-        # order, each over the one before it (npm_reuse); waiting, none holds an install slot
-        package = {(t.package.registry, t.package.name): asyncio.Lock() for t, _ in jobs
+        # an npm package's releases install one after another, earliest published
+        # first, each over the one before it (npm_reuse); waiting, none holds an install slot
+        package = {(t.package.registry, t.package.name): Turns() for t, _ in jobs
                    if cache.npm_reuse and t.package is not None and t.package.registry == "npm"}
 
         async def one(target: Target, published_at: str | None) -> CaptureRecord:
             spec = target.package
-            gate = Gate([lock for lock in (spec and package.get((spec.registry, spec.name)), installs) if lock],
-                        [lock for lock in (serial.get(target.id), captures) if lock is not None])
             async with in_flight:
-                rec = await capture_target(target, limits, cache, published_at, client, probe_policy, gate)
+                turns = spec and package.get((spec.registry, spec.name))
+                turn = turns.turn(published_at) if turns else None
+                gate = Gate([lock for lock in (turn, installs) if lock],
+                            [lock for lock in (serial.get(target.id), captures) if lock is not None])
+                try:
+                    rec = await capture_target(target, limits, cache, published_at, client, probe_policy, gate)
+                finally:
+                    if turn:
+                        await turn.done()
                 if rec.ok and rec.install_reused and rec.install_ms:  # made now, over an earlier release
                     rec = await _check_reuse(target, rec, cache, published_at, limits, client, probe_policy,
                                              Gate([installs], [lock for lock in (serial.get(target.id), captures)

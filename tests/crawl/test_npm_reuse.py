@@ -152,3 +152,18 @@ def test_the_check_sample_is_one_in_n_and_the_same_on_every_run():
     assert picked == [v for v in versions if sampled("some-server", v, 10)]
     assert all(sampled("some-server", v, 1) for v in versions[:50])
     assert not any(sampled("some-server", v, 0) for v in versions[:50])
+
+
+def test_releases_install_in_the_order_they_were_published_each_over_the_one_before(tmp_path, registry):
+    """Version order is not publish order (a fix to an old line, a registry
+    that dated its copies anew): each release is installed over the latest
+    one published before it, never over a later one (its dependencies may
+    be dated after this release's cut-off)."""
+    registry.add("mcpdelta-fx-rdep", "1.0.0", "2024-12-01T00:00:00.000Z")
+    for version, published in (("1.0.0", "2025-03-01"), ("1.1.0", "2025-01-01"), ("1.2.0", "2025-02-01")):
+        add_server(registry, "mcpdelta-fx-reuse", version, f"{published}T00:00:00.000Z")
+    cache = PackageCache(tmp_path / "cache", 300, reuse_check_every=0)
+    got = sweep(tmp_path, cache, ["1.0.0", "1.1.0", "1.2.0"])
+    assert all(r.ok for r in got.values()), [r.error for r in got.values()]
+    assert {v: r.install_reused for v, r in got.items()} == {"1.1.0": None, "1.2.0": "1.1.0", "1.0.0": "1.2.0"}
+    assert {v: r.manifest["serverInfo"]["version"] for v, r in got.items()} == {v: v for v in got}
