@@ -15,6 +15,11 @@ server's newest ``--releases`` captured releases, oldest first.
   the previous release's install, with the crawl's check (a plain install
   and a second capture of its sample, ``--reuse-check-every``), PyPI with uv.
 
+With ``--whole`` each side crawls a server's releases in one crawl, as the
+survey does (installs 4 at a time, captures on the servers file's limit;
+each release's share of the wall time is the crawl's divided evenly),
+the side going first alternating by server.
+
 Each side has a package cache of its own, empty at the start (installs
 and download caches); each server's sweep is one crawl run of each side
 (one ``PackageCache``, as ``mcpdelta crawl --only ID`` makes). Release by
@@ -84,12 +89,12 @@ def sample(seed: int, per_registry: int, releases: int) -> list[dict]:
     return [s for pair in zip(picked["npm"], picked["pypi"]) for s in pair]
 
 
-def servers_file(server: dict, version: str, path: pathlib.Path) -> pathlib.Path:
+def servers_file(server: dict, versions: list[str], path: pathlib.Path) -> pathlib.Path:
     doc = load_yaml(read_text(SERVERS), str(SERVERS))
     entry = dict(next(s for s in doc["servers"] if s["id"] == server["id"]))
     entry.pop("tool_set", None)
     entry["cwd"] = str((SERVERS.parent / str(entry.get("cwd", "."))).resolve())
-    entry["package"] = dict(entry["package"], versions=[version])
+    entry["package"] = dict(entry["package"], versions=list(versions))
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(yaml.safe_dump({"servers": [entry], "limits": doc["limits"]}, sort_keys=False))
     return path
@@ -101,15 +106,19 @@ def new_cache(work: pathlib.Path, side: str, check_every: int) -> PackageCache:
     return PackageCache(work / side / "cache", 600, npm_reuse=True, reuse_check_every=check_every)
 
 
-def one(server: dict, version: str, side: str, cache: PackageCache, work: pathlib.Path) -> dict:
-    targets, limits = load(servers_file(server, version, work / "servers" / f"{safe(server['id'])}.yaml"))
+def one(server: dict, versions: list[str], side: str, cache: PackageCache, work: pathlib.Path) -> dict:
+    """One crawl of these releases: {version: what it took}; a crawl of several
+    (``--whole``) has its wall time shared out evenly."""
+    targets, limits = load(servers_file(server, versions, work / "servers" / f"{safe(server['id'])}.yaml"))
     out = work / side / "out" / safe(server["id"])
     started = time.perf_counter()
-    rec = asyncio.run(crawl(targets, limits, out, cache=cache, recapture=True))[0]
+    recs = asyncio.run(crawl(targets, limits, out, cache=cache, recapture=True))
     wall = time.perf_counter() - started
-    return {"wall_ms": int(wall * 1000), "ok": rec.ok, "error": rec.error and f"{rec.error_kind}: {rec.error[:300]}",
-            "install_ms": rec.install_ms, "capture_ms": rec.capture_ms, "reused": rec.install_reused,
-            "check": rec.install_check, "check_ms": rec.install_check_ms, "manifest": rec.manifest}
+    return {rec.version: {"wall_ms": int(wall * 1000 / len(versions)), "ok": rec.ok,
+                          "error": rec.error and f"{rec.error_kind}: {rec.error[:300]}",
+                          "install_ms": rec.install_ms, "capture_ms": rec.capture_ms, "reused": rec.install_reused,
+                          "check": rec.install_check, "check_ms": rec.install_check_ms, "manifest": rec.manifest}
+            for rec in recs}
 
 
 def installs(cache: PackageCache, server: dict, version: str | None = None) -> list[pathlib.Path]:
@@ -138,16 +147,29 @@ def run(args) -> list[dict]:
     k = 0
     for server in chosen:
         caches = {side: new_cache(work, side, args.check_every) for side in SIDES}  # one crawl run per sweep
+        whole = {}
+        if args.whole and not all((server["id"], v) in done for v in server["versions"]):
+            for side in SIDES:
+                for folder in installs(caches[side], server):
+                    shutil.rmtree(folder, ignore_errors=True)
+            for side in (SIDES if len(done) % 2 else SIDES[::-1]):
+                whole[side] = one(server, server["versions"], side, caches[side], work)
         for i, version in enumerate(server["versions"]):
             k += 1
             if (server["id"], version) in done:
                 continue
-            for side in SIDES:  # a release cut short: made again from the start
-                for folder in installs(caches[side], server, version):
-                    shutil.rmtree(folder, ignore_errors=True)
-            got = {}
-            for side in (SIDES if k % 2 else SIDES[::-1]):
-                got[side] = one(server, version, side, caches[side], work)
+            if args.whole:
+                got = {side: whole[side].get(version) or {"wall_ms": 0, "ok": False, "error": "no record",
+                                                          "install_ms": 0, "capture_ms": 0, "reused": None,
+                                                          "check": None, "check_ms": 0, "manifest": None}
+                       for side in SIDES}
+            else:
+                for side in SIDES:  # a release cut short: made again from the start
+                    for folder in installs(caches[side], server, version):
+                        shutil.rmtree(folder, ignore_errors=True)
+                got = {}
+                for side in (SIDES if k % 2 else SIDES[::-1]):
+                    got[side] = one(server, [version], side, caches[side], work)[version]
             a, b = got["plain"].pop("manifest"), got["fast"].pop("manifest")
             row = {"id": server["id"], "registry": server["registry"], "version": version, "index": i,
                    "load": os.getloadavg()[0], **got,
@@ -227,6 +249,9 @@ def main(argv=None):
     parser.add_argument("--per-registry", type=int, default=8)
     parser.add_argument("--releases", type=int, default=6)
     parser.add_argument("--check-every", type=int, default=10, help="the fast side's --reuse-check-every")
+    parser.add_argument("--whole", action="store_true",
+                        help="each side crawls a server's releases in one crawl, as the survey does "
+                             "(installs 4 at a time), not release by release")
     parser.add_argument("--fresh", action="store_true", help="start over: remove WORK first")
     args = parser.parse_args(argv)
     work = pathlib.Path(args.work)
