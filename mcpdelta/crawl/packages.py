@@ -156,7 +156,7 @@ class PackageCache:
         self._python_installer: tuple | None = None
         self._pruning_uv = False
         # npm releases installed over an earlier one's copy (npm_reuse.py), asked
-        # for: it changed 2 of 24 captures of a sweep benchmark (docs/performance.md);
+        # for: it changed 2 of 47 captures of the sweep benchmark (docs/performance.md);
         # off for the rest of the run once a check finds a capture that differs
         self.npm_reuse, self.reuse_check_every = npm_reuse, reuse_check_every
         self.reuse_off: str | None = None

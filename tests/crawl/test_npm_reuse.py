@@ -93,8 +93,8 @@ def test_a_release_installed_over_the_last_captures_what_a_plain_install_capture
     assert got["1.1.0"].manifest["serverInfo"]["version"] == "1.1.0"  # the new release replaced the old
     assert installed(fast, "1.1.0", "mcpdelta-fx-other") == "1.0.0"  # and what it added was fetched
     assert not list(fast.dir("npm", "mcpdelta-fx-reuse").glob(".check-*"))  # the check's install is gone
-    row = json.loads((tmp_path / "fast-out" / "crawl-log.jsonl").read_text().splitlines()[-1])
-    assert row["version"] == "1.1.0" and row["install_reused"] == "1.0.0" and row["install_check"] == "equal"
+    rows = {r["version"]: r for r in map(json.loads, (tmp_path / "fast-out" / "crawl-log.jsonl").read_text().splitlines())}
+    assert rows["1.1.0"]["install_reused"] == "1.0.0" and rows["1.1.0"]["install_check"] == "equal"
 
 
 def test_a_capture_that_differs_from_a_plain_install_turns_the_reuse_off_for_the_run(tmp_path, registry):
