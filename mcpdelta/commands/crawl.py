@@ -54,6 +54,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="capture again the package releases --out already holds a good capture of")
     parser.add_argument("--release-installs", action="store_true",
                         help="remove each package install once it is captured (the last pass that needs it)")
+    parser.add_argument("--npm-reuse", action="store_true",
+                        help="install each npm release over a copy of the install of the latest one published "
+                             "before it (faster; it may change a capture: see --reuse-check-every)")
+    parser.add_argument("--reuse-check-every", type=int, metavar="N", default=10,
+                        help="with --npm-reuse: capture the first release installed over an earlier one, and 1 "
+                             "in N after it, from a plain install too; a difference turns the reuse off "
+                             "(0: the first only)")
     options.add_allow_destructive_probes(parser)
     parser.add_argument("--download-cache-gb", type=float, metavar="GB", default=20.0,
                         help="bound of npm's and pip's download caches under --cache (default 20)")
@@ -99,6 +106,8 @@ def run(args: argparse.Namespace) -> int:
             client.modern_version = None
     if not (args.download_cache_gb > 0 and args.download_cache_gb < float("inf")):
         raise InputError("--download-cache-gb", "must be a positive number")
+    if args.reuse_check_every < 0:
+        raise InputError("--reuse-check-every", "must be 0 or more")
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise InputError(args.out, "exists and is not a folder")
@@ -107,7 +116,8 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise InputError(args.out, f"cannot create: {exc.strerror or exc}") from None
     cache = PackageCache(Path(args.cache) if args.cache else default_cache(), limits.install_timeout_s,
-                         offline=args.offline, download_cache_bytes=int(args.download_cache_gb * 1024 ** 3))
+                         offline=args.offline, download_cache_bytes=int(args.download_cache_gb * 1024 ** 3),
+                         npm_reuse=args.npm_reuse, reuse_check_every=args.reuse_check_every)
 
     progress = _TtyProgress() if sys.stderr.isatty() else None
     skipped: list = []

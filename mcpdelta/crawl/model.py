@@ -141,6 +141,9 @@ class CaptureRecord:
     install_retry: str | None = None     # set when the install needed a later cut-off, and why
     python: str | None = None            # PyPI sweeps: the interpreter of the venv
     node: str | None = None              # npm sweeps with their own Node.js: its version
+    install_reused: str | None = None    # npm: installed over a copy of this earlier release's install
+    install_check: str | None = None     # its check against a plain install: "equal", "differs: ...", ...
+    install_check_ms: int = 0            # what that check cost (a plain install and a capture)
     noise_lines: int = 0                 # non-JSON stdout lines skipped
     error_lines: list[str] = field(default_factory=list)   # the stderr lines that name an error
     recipe: dict | None = None           # the recipe it ran under (recipe.describe): no env values

