@@ -77,20 +77,24 @@ def safe(text: str) -> str:
     return safe_name(text)
 
 
-def sample(seed: int, per_registry: int) -> list[dict]:
-    """One captured release of each of ``per_registry`` npm and PyPI servers."""
+def captured_releases() -> tuple[dict, dict[str, list[dict]]]:
+    """The servers file's package entries by id, and the crawl-log rows of
+    each one's releases the committed captures hold (by id, then version)."""
+    from scripts.crawl_log import last_rows
+
     doc = load_yaml(read_text(SERVERS), str(SERVERS))
     entries = {s["id"]: s for s in doc["servers"] if "package" in s}
-    last = {}
-    with open(CAPTURES / "crawl-log.jsonl") as fh:
-        for line in fh:
-            row = json.loads(line)
-            last[(row["id"], row["version"])] = row
     captured: dict[str, list[dict]] = {}
-    for (sid, version), row in sorted(last.items()):
+    for (sid, version), row in sorted(last_rows(CAPTURES / "crawl-log.jsonl").items()):
         if sid in entries and row["ok"] and not row["error_kind"] and \
                 (CAPTURES / safe(sid) / f"{safe(version)}.json.gz").is_file():
             captured.setdefault(sid, []).append(row)
+    return entries, captured
+
+
+def sample(seed: int, per_registry: int) -> list[dict]:
+    """One captured release of each of ``per_registry`` npm and PyPI servers."""
+    entries, captured = captured_releases()
     rng = random.Random(seed)
     chosen = []
     for registry in ("npm", "pypi"):

@@ -54,7 +54,7 @@ sys.path.insert(0, str(ROOT))
 
 import yaml  # noqa: E402
 
-from bench_install import CAPTURES, ENV, SERVERS, npm_tree, safe, tools  # noqa: E402
+from bench_install import ENV, SERVERS, captured_releases, npm_tree, safe, tools  # noqa: E402
 from mcpdelta.crawl.npm_reuse import same_capture  # noqa: E402
 from mcpdelta.crawl.packages import PackageCache, version_key  # noqa: E402
 from mcpdelta.crawl.runner import crawl  # noqa: E402
@@ -66,18 +66,8 @@ SIDES = ("plain", "fast")
 
 def sample(seed: int, per_registry: int, releases: int) -> list[dict]:
     """[{id, registry, name, versions: [...]}], npm and PyPI alternating."""
-    doc = load_yaml(read_text(SERVERS), str(SERVERS))
-    entries = {s["id"]: s for s in doc["servers"] if "package" in s}
-    last = {}
-    with open(CAPTURES / "crawl-log.jsonl") as fh:
-        for line in fh:
-            row = json.loads(line)
-            last[(row["id"], row["version"])] = row
-    captured: dict[str, list[str]] = {}
-    for (sid, version), row in sorted(last.items()):
-        if sid in entries and row["ok"] and not row["error_kind"] and \
-                (CAPTURES / safe(sid) / f"{safe(version)}.json.gz").is_file():
-            captured.setdefault(sid, []).append(version)
+    entries, rows = captured_releases()
+    captured = {sid: [row["version"] for row in found] for sid, found in rows.items()}
     rng = random.Random(seed)
     picked = {}
     for registry in ("npm", "pypi"):
