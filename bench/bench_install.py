@@ -307,6 +307,17 @@ def summarize(blocks: list[dict]) -> dict:
     return out
 
 
+def work_folder(path: str, fresh: bool) -> pathlib.Path:
+    """A benchmark's WORK folder, outside the repository; emptied first when ``fresh``."""
+    work = pathlib.Path(path)
+    if work.resolve().is_relative_to(ROOT):
+        raise SystemExit("--work must be outside the repository")
+    if fresh:
+        shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True, exist_ok=True)
+    return work
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="bench/bench_install.py", description=__doc__.splitlines()[0])
     parser.add_argument("--work", default="/tmp/bench-install")
@@ -316,11 +327,7 @@ def main(argv=None):
     parser.add_argument("--block", type=int, default=6)
     parser.add_argument("--fresh", action="store_true", help="start over: remove WORK first")
     args = parser.parse_args(argv)
-    work = pathlib.Path(args.work)
-    if work.resolve().is_relative_to(ROOT):
-        raise SystemExit("--work must be outside the repository")
-    if args.fresh:
-        shutil.rmtree(work, ignore_errors=True)
+    work = work_folder(args.work, args.fresh)
     (work / "blocks").mkdir(parents=True, exist_ok=True)
     chosen = sample(args.seed, args.per_registry)
     print(f"sample (seed {args.seed}): " + ", ".join(f"{r['id']} {r['version']} ({r['registry']})" for r in chosen),

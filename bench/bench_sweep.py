@@ -54,7 +54,7 @@ sys.path.insert(0, str(ROOT))
 
 import yaml  # noqa: E402
 
-from bench_install import ENV, SERVERS, captured_releases, npm_tree, safe, tools  # noqa: E402
+from bench_install import ENV, SERVERS, captured_releases, npm_tree, safe, tools, work_folder  # noqa: E402
 from mcpdelta.crawl.npm_reuse import same_capture  # noqa: E402
 from mcpdelta.crawl.packages import PackageCache, version_key  # noqa: E402
 from mcpdelta.crawl.runner import crawl  # noqa: E402
@@ -244,12 +244,7 @@ def main(argv=None):
                              "(installs 4 at a time), not release by release")
     parser.add_argument("--fresh", action="store_true", help="start over: remove WORK first")
     args = parser.parse_args(argv)
-    work = pathlib.Path(args.work)
-    if work.resolve().is_relative_to(ROOT):
-        raise SystemExit("--work must be outside the repository")
-    if args.fresh:
-        shutil.rmtree(work, ignore_errors=True)
-    work.mkdir(parents=True, exist_ok=True)
+    work = work_folder(args.work, args.fresh)
     rows = run(args)
     summary = summarize(rows)
     (work / "summary.json").write_text(json.dumps(summary, indent=1))
