@@ -184,7 +184,7 @@ def _load_servers_file(path) -> dict:
 
 
 def _load_downloads(path) -> dict:
-    """{(registry, package): (text, downloads a month or None)} from a
+    """{(registry, package): (text, as shown, downloads a month or None)} from a
     tab-separated file with columns registry, package (or name) and
     downloads (or popularity): "N downloads/month", a rank, ..."""
     if not path:
@@ -206,10 +206,24 @@ def _load_downloads(path) -> dict:
     table = {}
     for row in reader:
         text = (row.get(value) or "").strip()
-        count = re.match(r"([\d,]+) downloads/month$", text) or re.fullmatch(r"([\d,]+)", text)
-        table[(row.get("registry"), row.get(name))] = (
-            text or None, int(count.group(1).replace(",", "")) if count else None)
+        if text:
+            table[(row.get("registry"), row.get(name))] = (text, *_popularity(text))
     return table
+
+
+def _popularity(text: str) -> tuple:
+    """(what the index shows, downloads a month or None) of a popularity
+    text: "86513438 downloads/month" shows as "86,513,438/month", "rank 6174
+    of the 15,000 most downloaded" as "rank 6,174" (the whole text is the
+    cell's title)."""
+    count = re.fullmatch(r"([\d,]+)(?: downloads/month)?", text)
+    if count:
+        n = int(count.group(1).replace(",", ""))
+        return f"{n:,}/month", n
+    rank = re.fullmatch(r"rank ([\d,]+) of the [\d,]+ most downloaded", text)
+    if rank:
+        return f"rank {int(rank.group(1).replace(',', '')):,}", None
+    return text, None
 
 
 def build(con, out, *, servers_file=None, downloads=None, data=False, on_stage=None) -> dict:
@@ -234,9 +248,9 @@ def build(con, out, *, servers_file=None, downloads=None, data=False, on_stage=N
 
     for row in servers:
         registry, package = packages.get(row["server_id"], (None, None))
-        text, count = popularity.get((registry, package), (None, None))
+        text, shown, count = popularity.get((registry, package), (None, None, None))
         row.update(slug=slug(row["server_id"]), registry=registry, package=package,
-                   downloads=text, downloads_n=count)
+                   downloads=text, downloads_shown=shown, downloads_n=count)
 
     env = environment()
     written = {}

@@ -176,3 +176,20 @@ def test_a_step_lists_its_share_of_the_budget_and_counts_the_rest(lake):
         shown[key] = shown.get(key, 0) + 1
     assert set(shown) == set(listed) and set(shown.values()) == {1}
     assert sum(listed.values()) > len(listed)  # some step had more than one change of a severity to leave out
+
+
+def test_downloads_show_compactly(tmp_path):
+    from mcpdelta.site import _load_downloads
+
+    listing = tmp_path / "downloads.tsv"
+    listing.write_text("registry\tname\tpopularity\n"
+                       "npm\ta\t1234567 downloads/month\n"
+                       "pypi\tb\trank 6174 of the 15,000 most downloaded\n"
+                       "npm\tc\tsome words\n"
+                       "npm\td\t\n")
+    table = _load_downloads(listing)
+    # (the whole text, the cell's text, the number sorted by)
+    assert table[("npm", "a")] == ("1234567 downloads/month", "1,234,567/month", 1234567)
+    assert table[("pypi", "b")] == ("rank 6174 of the 15,000 most downloaded", "rank 6,174", None)
+    assert table[("npm", "c")] == ("some words", "some words", None)
+    assert ("npm", "d") not in table
