@@ -237,6 +237,9 @@ async def capture_target(t: Target, limits: Limits, cache: PackageCache | None,
                 t = copy.copy(t)
                 t.url = t.url and expand(t.url, secrets)
                 t.cwd = t.cwd and os.path.abspath(expand(t.cwd, secrets))
+            if t.package and t.recipe and t.recipe.get("cwd") is None and not t.recipe.get("fixtures"):
+                t = copy.copy(t)
+                t.cwd = str(home)  # an installed package reads nothing beside the servers file (servers.py)
         except MissingVariable as exc:
             raise CrawlError("missing_env", str(exc)) from None
 

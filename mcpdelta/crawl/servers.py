@@ -8,7 +8,8 @@
         command: python                  # "{python}" = the interpreter running mcpdelta
         args: ["-m", "notes_server"]
         env: {NOTES_TOKEN: "${NOTES_TOKEN}"}   # ${VAR} read from the environment at crawl time
-        cwd: .                           # default: the servers file's folder; "${VAR}/x" allowed
+        cwd: .                           # default: the servers file's folder (an installed
+                                         # package's: its capture's own empty folder); "${VAR}/x" allowed
       - id: demo-notes                   # a local multi-version server:
         command: "{python}"              # one capture per listed version, with
         args: ["../demo/notes_server.py", "--version", "{version}"]   # {version} substituted
@@ -32,7 +33,11 @@
 
 Relative ``cwd`` and a relative ``command`` holding a "/" are resolved
 against the servers file's folder; since the process runs there by default,
-relative script paths in ``args`` work as written.
+relative script paths in ``args`` work as written. An installed package
+(``package:``) whose entry names no ``cwd`` and no file beside the servers
+file runs in its capture's own empty folder instead: what it writes there
+(logs, databases, a client's configuration) is removed with the capture
+and never lands beside the servers file.
 
 A registry ``server.json`` (or a registry API answer ``{"servers": [{"server":
 {...}}]}``, or such entries inside ``servers:``) becomes one target per

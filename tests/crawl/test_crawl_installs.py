@@ -556,3 +556,17 @@ def test_a_release_without_a_console_script_or_with_a_huge_list_says_so(tmp_path
     assert not by["library"].ok and by["library"].error_kind == "install_failed"
     assert by["library"].error.endswith("mcpdelta-fx-dep==1.0.0 declares no console script")
     assert by["spelled"].ok, by["spelled"].error  # its metadata found under the name as the index spells it
+
+
+def test_an_installed_package_runs_in_its_captures_own_folder(tmp_path, index):
+    """What a package server writes in its working folder stays out of the
+    servers file's folder, unless the entry names a ``cwd`` (then there)."""
+    (tmp_path / "elsewhere").mkdir()
+    records, _ = sweep(tmp_path, index, """
+  - {id: late, package: {registry: pypi, name: mcpdelta-fx-late, versions: latest}}
+  - {id: placed, package: {registry: pypi, name: mcpdelta-fx-late, versions: latest}, cwd: elsewhere}
+""")
+    assert records["late"].ok and records["placed"].ok
+    assert (tmp_path / "elsewhere" / "server-was-here.log").is_file()  # the server does write
+    assert not (tmp_path / "server-was-here.log").exists()
+

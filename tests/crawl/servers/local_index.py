@@ -7,7 +7,8 @@ the ``/pypi/<name>/json`` API the crawler lists versions from.
     index.start(); ... index.url ...; index.stop()
 
 A package with ``server=True`` carries a console script of its own name that
-runs a minimal raw JSON-RPC MCP server reporting its interpreter version.
+runs a minimal raw JSON-RPC MCP server reporting its interpreter version
+(and leaving an empty ``server-was-here.log`` in its working folder).
 """
 
 import base64
@@ -23,6 +24,7 @@ SERVER_MODULE = '''
 import json, sys
 
 def main():
+    open("server-was-here.log", "a").close()  # a file in its working folder, as many servers write
     for line in sys.stdin:
         if not line.strip():
             continue
