@@ -29,7 +29,7 @@ from mcpdelta.engine.equality import clone
 from mcpdelta.engine.keywords import keyword_at
 from mcpdelta.engine.normalise import normalise_schema
 from mcpdelta.witness import construct, search, validate
-from mcpdelta.witness.instance import MAX_COUNT, longest_string, size
+from mcpdelta.witness.instance import MAX_COUNT, governing, longest_string, size
 from mcpdelta.witness.location import COMBINATORS, PROPERTY_RULES, get, locate
 from mcpdelta.witness.undo import undone
 from mcpdelta.witness.validate import (
@@ -123,6 +123,11 @@ class Job:
         # backtracking patterns are never run on long texts (jsonschema-rs too)
         self.fancy = _fancy(self.a_raw, self.a_text) or _fancy(self.r_raw, self.r_text)
         self.branch = self._moved_branch()
+        # an input property removed where the new object still takes it as an
+        # unknown key rejects nothing by itself: no value shows it but one that
+        # taking it back lets through (the old object's closing shows another change)
+        self.open_to_removed = (suffix == "property.removed" and side == "input" and len(self.loc.tail) == 2
+                                and governing(self.loc.r_node, self.loc.tail[1]) is not False)
         # error paths name a number-like key ("007") by the integer it reads
         # as; a place whose name a sibling's shares that way ("7") is never credited
         self.attributions = [validate.as_reported(prefix) for prefix in self.loc.attributions
@@ -174,6 +179,8 @@ class Job:
             back = None if self.back is None or self.made is None else self.proof_judge(self.back)
             if back is not None and back.accepts(value):
                 shown = True  # the change is needed to reject it
+            elif self.open_to_removed:
+                return 0
             elif back is not None and self.proof_judge(self.made) is not None:
                 shown = not self.proof_judge(self.made).accepts(value)  # or enough
                 if not shown:
