@@ -385,8 +385,8 @@ def fresh_names(node, taken=()):
     """Property names no ``properties`` / ``patternProperties`` entry
     governs and ``taken`` (read as they are made) does not hold, in a fixed
     order: ``FRESH_NAMES``, then ``extra3``, ``extra4``, ... up to
-    ``MAX_COUNT`` of them. None once as many names as ``FRESH_NAMES`` holds
-    have matched a pattern (the patterns likely govern every name)."""
+    ``MAX_COUNT`` of them; they stop once as many names as ``FRESH_NAMES``
+    holds have matched a pattern (the patterns likely govern every name)."""
     props = node.get("properties", {}) if isinstance(node, dict) else {}
     patterns = list(node.get("patternProperties", {})) if isinstance(node, dict) else []
     governed = 0

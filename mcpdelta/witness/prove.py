@@ -23,7 +23,6 @@ comes from the changed keyword at the changed place (clean); 1 when only
 some do (loose); 0 otherwise.
 """
 
-
 from mcpdelta.engine.change import short
 from mcpdelta.engine.equality import clone
 from mcpdelta.engine.keywords import keyword_at
