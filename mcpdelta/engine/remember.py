@@ -59,6 +59,12 @@ def per_object(known, value, compute):
     return hit[1]
 
 
+def has_object(known, value) -> bool:
+    """Whether ``per_object`` already holds a result for ``value`` in ``known``."""
+    hit = known.get(id(value))
+    return hit is not None and hit[0] is value
+
+
 def per_objects(known, objects, extra, compute):
     """``compute()``, once per tuple of objects and ``extra`` (a value) while
     ``known`` lasts (the objects held, like ``per_object``'s)."""

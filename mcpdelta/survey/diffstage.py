@@ -24,7 +24,7 @@ import sys
 import threading
 
 from mcpdelta import __version__
-from mcpdelta.engine.remember import memo, per_object, remembered
+from mcpdelta.engine.remember import has_object, memo, per_object, remembered
 from mcpdelta.errors import InputError
 from mcpdelta.inputs import load_json
 
@@ -181,8 +181,7 @@ class _Unsettled:
 
     def __init__(self, result, tails):
         self.result, self.old, self.new = result, result.old, result.new
-        self.changes = [c for c in result.changes
-                        if tails.get(id(c), (None,))[0] is not c]
+        self.changes = [c for c in result.changes if not has_object(tails, c)]
 
     def settle(self):
         self.result.settle()
