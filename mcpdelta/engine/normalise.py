@@ -144,7 +144,7 @@ def marker_target(node, root):
     return _merge(target, siblings) if siblings else target
 
 
-def _pointer_target(root, ref):
+def pointer_target(root, ref):
     """The value a local JSON pointer reference (``#/a/b``, percent-encoding
     allowed) names in ``root``; None if it names nothing."""
     from urllib.parse import unquote
@@ -176,7 +176,7 @@ class _Normaliser:
         if ref == "#":
             return "#", self.root
         if ref.startswith("#/"):
-            target = _pointer_target(self.root, ref)
+            target = pointer_target(self.root, ref)
             if isinstance(target, (dict, bool)):
                 from urllib.parse import unquote
 
@@ -308,7 +308,7 @@ def in_document(raw, normal, rel, memo):
             break
         ref = raw.get("$ref")
         if part not in raw and isinstance(ref, str) and ref.startswith("#") and hops < MAX_INLINE_DEPTH:
-            raw = root if ref == "#" else _pointer_target(root, ref)
+            raw = root if ref == "#" else pointer_target(root, ref)
             hops += 1
             continue
         raw_next, normal_next = raw.get(part), normal.get(part)
@@ -359,7 +359,7 @@ def _pointed(root, node):
     """``node``, or what its local ``$ref`` leads to."""
     ref = node.get("$ref") if isinstance(node, dict) else None
     if isinstance(ref, str) and ref.startswith("#/"):
-        return _pointer_target(root, ref)
+        return pointer_target(root, ref)
     return node
 
 

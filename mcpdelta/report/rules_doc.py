@@ -76,6 +76,11 @@ def rules_markdown() -> str:
         "- **Formats.** The witness validator asserts `format`; a change only a format",
         "  tells apart is proven where a format-asserting validator shows it, and named",
         "  `format-only` where only the annotation reading (the 2020-12 default) does.",
+        "- **References to nowhere.** A local `$ref` whose pointer names nothing in the",
+        "  schema fails whatever value reaches it. The witness validator reads such a",
+        "  reference both as rejecting and as accepting, and judges only values that never",
+        "  reach it; the witness says so. A reference outside the document is never",
+        "  fetched: the schema cannot be evaluated and its changes stay unproven.",
         "",
     ]
     for category, title in CATEGORY_TITLES.items():

@@ -16,7 +16,9 @@ Differences from python-jsonschema that matter here, and how they are met:
 
 - ``$ref`` is resolved when the validator is built, not when a value is
   validated, so an unresolvable reference fails ``Judge()``; nothing is
-  ever fetched over the network (``offline=True``).
+  ever fetched over the network (``offline=True``). A local pointer that
+  names nothing is read both ways instead, and only values that never
+  reach it are judged (``Judge._read_both_ways``).
 - python-jsonschema's ``absolute_schema_path`` is this package's
   ``evaluation_path`` less the ``$ref`` keywords it passes through
   (``schema_path`` is the resolved location in the document instead);
@@ -31,6 +33,7 @@ import os
 import jsonschema_rs
 
 from mcpdelta.engine.equality import canonical
+from mcpdelta.engine.normalise import pointer_target
 from mcpdelta.witness.regexparse import features
 
 DEFAULT = jsonschema_rs.Draft202012Validator
@@ -89,40 +92,72 @@ class Judge:
                 cls = jsonschema_rs.validator_cls_for(schema)
             except Exception:  # a $schema that is not a string: read as the default
                 cls = DEFAULT
+        self.nowhere = ()      # the references to nowhere, each read both ways
+        self._open = None      # the validator that reads them as accepting
         try:
             validator = cls(schema, **options)
         except jsonschema_rs.ValidationError as exc:
             if _is_reference_error(exc):
-                raise SchemaUnusable(f"cannot resolve a reference: {_message(exc)}") from None
-            # Building a validator checks the schema against its draft's
-            # metaschema. No $schema and not valid 2020-12 (draft-04 boolean
-            # exclusiveMinimum, array-form items): read it in the newest draft
-            # whose metaschema accepts it, as a validator honouring its age would.
-            validator = None
-            if isinstance(schema, dict) and "$schema" not in schema:
-                for older in OLDER:
-                    try:
-                        validator = older(schema, **options)
-                    except jsonschema_rs.ValidationError:
-                        continue
-                    cls = older
-                    break
-            if validator is None:
-                raise SchemaUnusable(f"the schema is not valid {cls.__name__}: {_message(exc)}") from None
+                validator = self._read_both_ways(schema, cls, options, exc)
+            else:
+                # Building a validator checks the schema against its draft's
+                # metaschema. No $schema and not valid 2020-12 (draft-04 boolean
+                # exclusiveMinimum, array-form items): read it in the newest draft
+                # whose metaschema accepts it, as a validator honouring its age would.
+                validator = None
+                if isinstance(schema, dict) and "$schema" not in schema:
+                    for older in OLDER:
+                        try:
+                            validator = older(schema, **options)
+                        except jsonschema_rs.ValidationError:
+                            continue
+                        cls = older
+                        break
+                if validator is None:
+                    raise SchemaUnusable(f"the schema is not valid {cls.__name__}: {_message(exc)}") from None
         except Exception as exc:  # ReferencingError, a schema that is not JSON, ...
             raise SchemaUnusable(f"cannot compile the schema: {type(exc).__name__}: {_message(exc)}") from None
         self.cls = cls
         self._validator = validator
 
+    def _read_both_ways(self, schema, cls, options, exc):
+        """The validator of ``schema`` with each local reference to nowhere
+        read as rejecting every value (what evaluating it does: a validator
+        that resolves references lazily fails there); another reads them as
+        accepting and marked, and a value that reaches one in that reading,
+        or whose verdict the two readings split, is not judged (``accepts``
+        raises). Any other unresolvable reference leaves the schema unusable."""
+        unusable = SchemaUnusable(f"cannot resolve a reference: {_message(exc)}")
+        try:
+            nowhere = references_to_nowhere(schema)
+            if not nowhere:
+                raise unusable
+            siblings = cls in (jsonschema_rs.Draft201909Validator, jsonschema_rs.Draft202012Validator)
+            validator = cls(read_as(schema, nowhere, False, siblings), **options)
+            self._open = cls(read_as(schema, nowhere, True, siblings), **options)
+        except (jsonschema_rs.ValidationError, RecursionError):
+            raise unusable from None
+        self.nowhere = tuple(sorted(nowhere))
+        return validator
+
     @property
     def name(self) -> str:
-        return f"jsonschema-rs {JSONSCHEMA_RS_VERSION} {self.cls.__name__}"
+        name = f"jsonschema-rs {JSONSCHEMA_RS_VERSION} {self.cls.__name__}"
+        if self.nowhere:
+            count = len(self.nowhere)
+            name += (f" ({count} reference{'s' if count > 1 else ''} to nowhere in the schema:"
+                     " a value that reaches one is not judged)")
+        return name
 
     def accepts(self, value) -> bool:
         try:
-            return self._validator.is_valid(value)
+            verdict = self._validator.is_valid(value)
+            reaches = self._open is not None and _reaches_nowhere(self._open, value, verdict)
         except Exception as exc:  # a value that is not JSON (a set, an unsupported number)
             raise SchemaUnusable(f"cannot evaluate the schema: {type(exc).__name__}: {exc}") from None
+        if reaches:
+            raise SchemaUnusable("the value reaches a reference to nowhere: " + ", ".join(self.nowhere))
+        return verdict
 
     def error_paths(self, value):
         """(top-level error schema paths, every error's path with nested
@@ -143,6 +178,69 @@ class Judge:
     def top_errors(self, value):
         """The top-level errors (combinators' branch errors nested inside)."""
         return [e for e in self._validator.iter_errors(value) if not _spurious(e)]
+
+
+# keywords whose value is data, not a schema: a "$ref" inside is no reference
+_DATA = frozenset(("enum", "const", "default", "examples"))
+
+
+def references_to_nowhere(root) -> set:
+    """The local JSON-pointer references (``#/...``) of ``root`` that name
+    nothing in it. None of them is counted under a nested ``$id`` (a base of
+    its own): such a schema is left unusable."""
+    found, stack = set(), [(root, False)]
+    while stack:
+        node, names = stack.pop()
+        if isinstance(node, dict):
+            if not names:
+                if node is not root and "$id" in node:
+                    return set()
+                ref = node.get("$ref")
+                if isinstance(ref, str) and ref.startswith("#/") and pointer_target(root, ref) is None:
+                    found.add(ref)
+            for key, value in node.items():
+                if names or key not in _DATA:
+                    stack.append((value, not names and key in _NAMED))
+        elif isinstance(node, list) and not names:
+            stack.extend((value, False) for value in node)
+    return found
+
+
+NOWHERE = "x-mcpdelta-nowhere"  # marks, as an annotation, a reference to nowhere read as accepting
+
+
+def read_as(node, nowhere, accepting: bool, siblings: bool, names=False):
+    """``node`` with each reference in ``nowhere`` read as rejecting (the
+    schema holding it becomes ``false``) or as accepting, marked: the
+    ``$ref`` becomes the ``NOWHERE`` annotation (the keywords beside it
+    kept where they apply, from 2019-09 on)."""
+    if isinstance(node, list):
+        return node if names else [read_as(v, nowhere, accepting, siblings) for v in node]
+    if not isinstance(node, dict):
+        return node
+    if not names:
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref in nowhere:
+            if not accepting:
+                return False
+            kept = {k: v for k, v in node.items() if k != "$ref"} if siblings else {}
+            node = {**kept, NOWHERE: ref}
+    return {key: value if not names and key in _DATA
+            else read_as(value, nowhere, accepting, siblings, not names and key in _NAMED)
+            for key, value in node.items()}
+
+
+def _reaches_nowhere(marked, value, verdict) -> bool:
+    """Whether the validator that reads the references to nowhere as
+    accepting and marked either judges ``value`` otherwise than ``verdict``
+    or passes through a marked place where it judges it valid. (A place
+    inside a branch that fails for another reason is not reported: the
+    output drops failed branches.)"""
+    evaluation = marked.evaluate(value)
+    if evaluation.flag()["valid"] != verdict:
+        return True
+    return any(isinstance(unit.get("annotations"), dict) and NOWHERE in unit["annotations"]
+               for unit in evaluation.list()["details"])
 
 
 # keywords that decide whether a subschema applies at all (dependentRequired:

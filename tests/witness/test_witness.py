@@ -519,3 +519,27 @@ def test_judge_never_fetches_and_names_itself():
     name = Judge({"type": "string"}).name
     assert name.startswith("jsonschema-rs ") and name.endswith(" Draft202012Validator")
     assert name.split()[1][0].isdigit()
+
+
+@pytest.mark.parametrize("draft", [None, "http://json-schema.org/draft-07/schema#"])
+def test_a_reference_to_nowhere_leaves_the_values_that_never_reach_it_judged(draft):
+    from mcpdelta.witness.validate import Judge, SchemaUnusable
+
+    schema = {"type": "object",
+              "properties": {"name": {"type": "string"},
+                             "jobs": {"type": "array", "items": {"$ref": "#/$defs/Job"}},
+                             "either": {"anyOf": [{"$ref": "#/nowhere"}, {"type": "integer"}]},
+                             "data": {"const": {"$ref": "#/nowhere"}}}}
+    if draft:
+        schema["$schema"] = draft
+    judge = Judge(schema)
+    assert "2 references to nowhere" in judge.name
+    assert judge.accepts({"name": "a", "jobs": []}) is True
+    assert judge.accepts({"name": 1}) is False
+    assert judge.accepts({"data": {"$ref": "#/nowhere"}}) is True  # a "$ref" in data is data
+    for reaching in ({"jobs": [{}]}, {"either": 1}, {"either": "a"}):
+        with pytest.raises(SchemaUnusable, match="reaches a reference to nowhere"):
+            judge.accepts(reaching)
+    # a reference that leaves the document is no reference to nowhere
+    with pytest.raises(SchemaUnusable, match="cannot resolve a reference"):
+        Judge({**schema, "properties": {"a": {"$ref": "other.json#/a"}, "b": {"$ref": "#/nowhere"}}})
