@@ -149,7 +149,7 @@ _SCHEMA = [
      "Results that the old bound excluded can now arrive, and consumers validating against it will reject them. Keep the bound, or widen it in a release consumers are told about.",
      "The {detail} constraint of {where} in the {side} of tool {entity} was loosened ({old} -> {new})."),
     ("constraint.tightened", BREAKING, NON_BREAKING,
-     "A bound moved inward (`minLength`, `maximum`, `additionalProperties: false`, `uniqueItems`, `allOf` branch added, `anyOf` branch removed).",
+     "A bound moved inward (`minLength`, `maximum`, `additionalProperties: false`, `uniqueItems`, `allOf` branch added, `anyOf` branch removed, an `allOf` branch removed where `unevaluatedProperties` refuses what it declared).",
      "Input that was valid is now rejected. Loosen the bound, or stage the change.",
      _NOTHING + "every result the new bound allows, the old one allowed too. Make sure the server really honours it.",
      "The {detail} constraint of {where} in the {side} of tool {entity} was tightened ({old} -> {new})."),

@@ -412,7 +412,17 @@ def _combinators(w, old, new, rel):
                 w.emit(grow, path, MISSING, branch, detail=f"{key} branch added")
             for branch in removed:
                 w.emit(shrink, path, branch, MISSING, detail=f"{key} branch removed")
+                if key == "allOf" and (_closes_unevaluated(old) or _closes_unevaluated(new)):
+                    # what the branch declared is unevaluated now, and refused
+                    w.emit(grow, path, branch, MISSING, detail="allOf branch removed (what it declared is unevaluated now)")
         w.claims.append(path)
+
+
+def _closes_unevaluated(node) -> bool:
+    """Whether ``node`` refuses what no subschema of it evaluated: its
+    ``unevaluatedProperties`` or ``unevaluatedItems`` is more than ``true``
+    (these read the annotations of every ``allOf`` branch)."""
+    return any(node.get(key, True) not in (True, {}) for key in ("unevaluatedProperties", "unevaluatedItems"))
 
 
 def _respelled(w, old, new, rel):

@@ -228,6 +228,9 @@ KEYWORDS = {k: (k,) for k in (
 for _family in _FAMILIES:
     for _k in _family:
         KEYWORDS[_k] = _family
+# an allOf branch's declarations are annotations its holder's unevaluated*
+# keywords read: a branch removed shows where they refuse what it declared
+KEYWORDS["allOf"] = ("allOf", "unevaluatedProperties", "unevaluatedItems")
 
 
 # --- instance surgery -------------------------------------------------------
