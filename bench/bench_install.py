@@ -63,12 +63,12 @@ sys.path.append(str(ROOT))
 import yaml  # noqa: E402
 
 from mcpdelta.inputs import load_yaml, read_text  # noqa: E402
+from mcpdelta.survey.passes import CRAWL_ENV  # noqa: E402
 
 SERVERS = ROOT / "data" / "servers" / "ecosystem.yaml"
 CAPTURES = ROOT / "data" / "ecosystem" / "captures"
 BASELINE = "5a71e0c"  # the last commit before uv, HTTP look-ups and separate install limits
-ENV = {"MCPDELTA_DUMMY_TOKEN": "mcpdelta-dummy-not-a-secret", "PUPPETEER_SKIP_DOWNLOAD": "1",
-       "PUPPETEER_SKIP_CHROMIUM_DOWNLOAD": "1", "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD": "1"}
+ENV = CRAWL_ENV  # the survey's own: dummy keys, no browser or GPU runtime download
 SIDES = ("today", "new")
 
 

@@ -34,9 +34,12 @@ from mcpdelta.errors import InputError
 
 # the client the second pass captures as (the study's and the population crawl's)
 SECOND_PASS = {"name": "mcpdelta-survey-second-pass", "version": "0.0.2"}
-# every key a recipe names is a dummy; no browser download at install
-CRAWL_ENV = {"MCPDELTA_DUMMY_TOKEN": "mcpdelta-dummy-not-a-secret", "PUPPETEER_SKIP_DOWNLOAD": "1",
-             "PUPPETEER_SKIP_CHROMIUM_DOWNLOAD": "1", "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD": "1"}
+# no browser or GPU runtime download at install: a server lists its tools
+# without them, and the crawl machine reaches only the package registries
+INSTALL_SKIPS = {"PUPPETEER_SKIP_DOWNLOAD": "1", "PUPPETEER_SKIP_CHROMIUM_DOWNLOAD": "1",
+                 "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD": "1", "ONNXRUNTIME_NODE_INSTALL_CUDA": "skip"}
+# every key a recipe names is a dummy
+CRAWL_ENV = {"MCPDELTA_DUMMY_TOKEN": "mcpdelta-dummy-not-a-secret", **INSTALL_SKIPS}
 RUNNERS: list = []      # this process's runners, for stop_all
 STOPPED = (128 + signal.SIGTERM, 128 + signal.SIGINT, -signal.SIGTERM, -signal.SIGINT)
 

@@ -16,6 +16,7 @@ from mcpdelta.survey import cells
 from mcpdelta.survey.documents import gather
 from mcpdelta.survey.drift_section import drift_rows
 from mcpdelta.survey.honesty_section import honesty
+from mcpdelta.survey.passes import INSTALL_SKIPS
 from mcpdelta.survey.queries import query
 from mcpdelta.survey.report import ALL_PLOTS, PLOTS, render, save_png
 from mcpdelta.survey.tables_page import TABLES, rules_table, tables
@@ -223,15 +224,14 @@ figures are drawn by the functions the notebooks use."""
 
 def _environment(servers_file) -> str:
     """Variables the servers file reads (a dummy value: never a real key) and
-    the ones that keep browser downloads out of package installs."""
+    the ones that keep browser and GPU runtime downloads out of package installs."""
     try:
         text = pathlib.Path(servers_file).read_text(encoding="utf-8")
     except OSError:
         text = ""
     names = sorted(set(re.findall(r"\$\{([A-Z0-9_]+)\}", text)))
     pairs = [f"{n}=mcpdelta-dummy-not-a-secret" for n in names]
-    pairs += ["PUPPETEER_SKIP_DOWNLOAD=1", "PUPPETEER_SKIP_CHROMIUM_DOWNLOAD=1",
-              "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1"]
+    pairs += [f"{k}={v}" for k, v in INSTALL_SKIPS.items()]
     return " ".join(pairs) + " \\\n  "
 
 

@@ -12,7 +12,7 @@ set -u
 CHECK=${CHECK:-/tmp/eco-check}
 export CHECK REDO=${REDO:-0} CLEAN=${CLEAN:-0}
 export MCPDELTA_DUMMY_TOKEN=mcpdelta-dummy-not-a-secret
-export PUPPETEER_SKIP_DOWNLOAD=1 PUPPETEER_SKIP_CHROMIUM_DOWNLOAD=1 PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
+export PUPPETEER_SKIP_DOWNLOAD=1 PUPPETEER_SKIP_CHROMIUM_DOWNLOAD=1 PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 ONNXRUNTIME_NODE_INSTALL_CUDA=skip
 YAML="$CHECK/yaml-$$"
 mkdir -p "$CHECK/log" "$CHECK/cache"
 .venv/bin/python -m scripts.ecosystem.classify latest "$YAML" "$@" > "$YAML.list" || exit 2

@@ -431,7 +431,7 @@ HEADER = """\
 # (classification.tsv counts them per package).
 #
 #   export MCPDELTA_DUMMY_TOKEN=mcpdelta-dummy-not-a-secret   # a dummy, never a real key
-#   export PUPPETEER_SKIP_DOWNLOAD=1 PUPPETEER_SKIP_CHROMIUM_DOWNLOAD=1 PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
+#   export PUPPETEER_SKIP_DOWNLOAD=1 PUPPETEER_SKIP_CHROMIUM_DOWNLOAD=1 PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 ONNXRUNTIME_NODE_INSTALL_CUDA=skip
 #   mcpdelta crawl --servers data/servers/ecosystem.yaml --out /tmp/ecosystem-crawl
 #
 # Every key is a dummy: listing tools calls no remote API. Fixtures live in
