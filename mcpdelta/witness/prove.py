@@ -26,6 +26,7 @@ some do (loose); 0 otherwise.
 from mcpdelta.engine.change import short
 from mcpdelta.engine.equality import clone
 from mcpdelta.engine.keywords import keyword_at
+from mcpdelta.engine.meaning import names_of
 from mcpdelta.engine.normalise import normalise_schema
 from mcpdelta.witness import construct, search, validate
 from mcpdelta.witness.instance import MAX_COUNT, governing, longest_string, size
@@ -69,6 +70,9 @@ def prove(change, side, suffix, rel, schemas, limits, meter):
         # no tool named: the result is remembered for any tool with these schemas
         return None, f"no witness: jsonschema-rs cannot evaluate this {side}Schema ({exc})"
     job = Job(change, side, suffix, rel, a, r, judges, limits, meter)
+    if job.closed_to_removed:
+        return None, ("no witness: the new object refuses the property and the old one did not "
+                      "require it, so its removal lets no new result through")
     note = by_construction(job) or only_formats(job) or by_search(job)
     if note is not None:
         return None, note
@@ -127,6 +131,14 @@ class Job:
         # taking it back lets through (the old object's closing shows another change)
         self.open_to_removed = (suffix == "property.removed" and side == "input" and len(self.loc.tail) == 2
                                 and governing(self.loc.r_node, self.loc.tail[1]) is not False)
+        # an output property the old object took as optional, removed where the
+        # new object refuses the key, lets no new result through: every value
+        # the old side rejects it rejects for another change
+        self.closed_to_removed = (
+            suffix == "property.removed" and side == "output" and len(self.loc.tail) == 2
+            and governing(self.loc.a_node, self.loc.tail[1]) is False
+            and str(self.loc.tail[1]) not in names_of((self.loc.r_node or {}).get("required")
+                                                      if isinstance(self.loc.r_node, dict) else None))
         # error paths name a number-like key ("007") by the integer it reads
         # as; a place whose name a sibling's shares that way ("7") is never credited
         self.attributions = [validate.as_reported(prefix) for prefix in self.loc.attributions
