@@ -71,8 +71,7 @@ def prove(change, side, suffix, rel, schemas, limits, meter):
         return None, f"no witness: jsonschema-rs cannot evaluate this {side}Schema ({exc})"
     job = Job(change, side, suffix, rel, a, r, judges, limits, meter)
     if job.closed_to_removed:
-        return None, ("no witness: the new object refuses the property and the old one did not "
-                      "require it, so its removal lets no new result through")
+        return None, _none_found(job)  # no value can show it: none is sought
     note = by_construction(job) or only_formats(job) or by_search(job)
     if note is not None:
         return None, note
