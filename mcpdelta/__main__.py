@@ -1,3 +1,3 @@
-from mcpdelta.cli import main
+from mcpdelta.cli import console
 
-raise SystemExit(main())
+console()

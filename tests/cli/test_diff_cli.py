@@ -268,3 +268,25 @@ def test_a_diff_run_puts_the_collectors_threshold_back(capsys):
     assert main(["diff", *map(str, BREAKING_PAIR), "--format", "json"]) == 1
     assert json.loads(capsys.readouterr().out)["changes"]
     assert gc.get_threshold() == before
+
+
+@pytest.mark.parametrize("tools", [3, 400])  # a report the buffer holds; one larger than a pipe holds
+def test_a_buffered_report_arrives_whole_before_the_process_ends(tmp_path, tools):
+    # The console entry ends a diff without the interpreter's teardown
+    # (mcpdelta.cli.console, which -m mcpdelta runs too): what Python's
+    # buffer holds (a pipe, PYTHONUNBUFFERED unset) must be flushed first.
+    import os
+    import subprocess
+    import sys
+
+    listed = [{"name": f"tool_{i}", "description": f"Tool number {i}. " + "x" * 200,
+               "inputSchema": {"type": "object"}} for i in range(tools)]
+    (tmp_path / "old.json").write_text(json.dumps({"tools": listed}))
+    (tmp_path / "new.json").write_text(json.dumps({"tools": listed[:1]}))
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    result = subprocess.run([sys.executable, "-m", "mcpdelta", "diff", str(tmp_path / "old.json"),
+                             str(tmp_path / "new.json"), "--format", "json"],
+                            capture_output=True, text=True, env=env)
+    assert result.returncode == 1, result.stderr
+    report = json.loads(result.stdout)
+    assert [c["rule"] for c in report["changes"]] == ["tool.removed"] * (tools - 1)
