@@ -149,7 +149,7 @@ def write_result(path: pathlib.Path, rows: dict) -> None:
 
 async def main(argv=None) -> int:
     from mcpdelta.crawl.packages import PackageCache, default_cache, version_key
-    from mcpdelta.crawl.servers import load
+    from mcpdelta.crawl.servers import load, read_ids
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("servers")
@@ -157,8 +157,11 @@ async def main(argv=None) -> int:
     parser.add_argument("result", type=pathlib.Path)
     parser.add_argument("--cache", type=pathlib.Path, default=None)
     parser.add_argument("--only", nargs="+", default=None)
+    parser.add_argument("--only-from", metavar="FILE", help="the ids FILE lists, one a line, as --only")
     parser.add_argument("--missing", action="store_true", help="only servers RESULT.tsv has no row for")
     args = parser.parse_args(argv)
+    if args.only_from:
+        args.only = [*(args.only or ()), *read_ids(args.only_from)]
     targets, limits = load(args.servers)
     cache = PackageCache(args.cache or default_cache(), limits.install_timeout_s)
     captured = captured_versions(args.captures)

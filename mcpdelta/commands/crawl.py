@@ -42,6 +42,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--offline", action="store_true",
                         help="no registry look-ups or installs: sweeps use the cache only")
     parser.add_argument("--only", action="append", metavar="ID", help="crawl only this server id (repeatable)")
+    parser.add_argument("--only-from", metavar="FILE",
+                        help="crawl only the server ids FILE lists, one a line (the survey's runner names "
+                             "each server so, where no process that kills by name can read it)")
     parser.add_argument("--client-name", metavar="NAME",
                         help="clientInfo.name sent in initialize (default: mcpdelta-crawler); with "
                              "--client-version and --protocol-version, a second identity for a re-capture")
@@ -71,10 +74,12 @@ def run(args: argparse.Namespace) -> int:
     from mcpdelta.crawl.packages import PackageCache, default_cache
     from mcpdelta.crawl.probes import ProbePolicy
     from mcpdelta.crawl.runner import crawl
-    from mcpdelta.crawl.servers import load
+    from mcpdelta.crawl.servers import load, read_ids
     from mcpdelta.crawl.stdio import kill_all
 
     targets, limits = load(args.servers)
+    if args.only_from:
+        args.only = [*(args.only or ()), *read_ids(args.only_from)]
     if args.only:
         unknown = set(args.only) - {t.id for t in targets}
         if unknown:

@@ -97,6 +97,15 @@ def load(path: str | Path) -> tuple[list[Target], Limits]:
     return parse(data, where, path.resolve().parent)
 
 
+def read_ids(path: str | Path) -> list[str]:
+    """The server ids a file lists, one a line (``--only-from``): a caller
+    that names a server there puts its id on no command line, where an
+    install script or a server that kills processes by name (``pgrep -f``,
+    ``pkill -f``) would find and end the crawl."""
+    ids = [line.strip() for line in read_text(path, what="id list").splitlines()]
+    return [i for i in ids if i]
+
+
 def parse(data, where: str, base: Path) -> tuple[list[Target], Limits]:
     if isinstance(data, dict) and _is_registry_server(data):
         return _from_registry(data, where), Limits()

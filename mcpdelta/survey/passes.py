@@ -94,10 +94,19 @@ class Runner:
             raise Stopped()
         return rc
 
+    def _only(self, server_id: str) -> str:
+        """A file naming ``server_id`` for the crawl: its id on the crawl's
+        command line let an install script that kills every process naming
+        its package (gasoline-mcp's ``pgrep -af gasoline``) end the run."""
+        path = self.out / "only.txt"
+        self.out.mkdir(parents=True, exist_ok=True)
+        path.write_text(server_id + "\n", encoding="utf-8")
+        return str(path)
+
     def _crawl(self, server_id: str, folder: str, *extra: str) -> None:
         rc = self._run([sys.executable, "-m", "mcpdelta", "crawl", "--servers", self.servers_file,
-                        "--out", str(self.out / folder), "--cache", str(self.out / "cache"), "--only", server_id,
-                        "--concurrency", str(self.concurrency), *extra])
+                        "--out", str(self.out / folder), "--cache", str(self.out / "cache"),
+                        "--only-from", self._only(server_id), "--concurrency", str(self.concurrency), *extra])
         if rc not in (0, 1):        # 0: all captured, 1: some failed (each logged)
             raise InputError(self.servers_file, f"the crawl of {server_id} exited {rc}")
 
@@ -107,7 +116,8 @@ class Runner:
         self._crawl(server_id, "a")
         if self.sdk_check:          # its failure is its own row, never the crawl's
             self._run([sys.executable, str(self.sdk_check), self.servers_file, str(self.out / "a"),
-                       str(self.out / "sdk-check.tsv"), "--cache", str(self.out / "cache"), "--only", server_id])
+                       str(self.out / "sdk-check.tsv"), "--cache", str(self.out / "cache"),
+                       "--only-from", self._only(server_id)])
         self._crawl(server_id, "b", "--offline", "--client-name", SECOND_PASS["name"],
                     "--client-version", SECOND_PASS["version"], "--release-installs")
         (self.out / "done").mkdir(parents=True, exist_ok=True)
