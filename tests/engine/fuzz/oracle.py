@@ -21,10 +21,12 @@ class Undrawable(Exception):
 
 def validator(schema, formats=False):
     """A python-jsonschema validator for ``schema``, by its own ``$schema``;
-    ``formats``: ``format`` asserted (its draft's format checker), else an
-    annotation (the 2020-12 default)."""
+    ``formats``: ``format`` asserted as the engine reads it, every format
+    python-jsonschema checks whatever the draft (a ``uuid`` under draft-07,
+    which that draft does not define, as zod, which writes it, validates
+    it: docs/rules.md, "Formats"), else an annotation (the 2020-12 default)."""
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-    return cls(schema, format_checker=cls.FORMAT_CHECKER if formats else None)
+    return cls(schema, format_checker=jsonschema.FormatChecker() if formats else None)
 
 
 def accepts(check, value) -> bool:

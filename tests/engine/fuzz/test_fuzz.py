@@ -73,6 +73,20 @@ def test_the_convention_closes_only_objects_that_say_nothing_of_other_keys():
     assert "additionalProperties" not in schema  # the schema itself is left as it was
 
 
+@pytest.mark.parametrize("side", ["input", "output"])
+def test_a_format_its_draft_does_not_define_is_read_as_asserted(side):
+    # uuid is not a draft-07 format: the engine reads it as later drafts
+    # define it (docs/rules.md, "Formats") and reports the tightening
+    # unproven; the oracle's asserted reading tells the sides apart by it,
+    # so the pair changes values, and an unproven claim is no disagreement
+    schema = {"$schema": "http://json-schema.org/draft-07/schema#", "type": "object",
+              "properties": {"id": {"type": "string"}}}
+    pair = _pair(side, schema, "format.annotation-added", ("properties", "id"))
+    pair.new["properties"]["id"]["format"] = "uuid"  # the operator picks among four; this is the one
+    outcome, found = judge(pair, Draws(30, 1))
+    assert (outcome, found) == ("reclassified", [])
+
+
 def _break_values(pair):
     old, new = validator(pair.old), validator(pair.new)
     values = [v for side in Draws(30, 1).values(pair) for v in side]
