@@ -50,14 +50,18 @@ def _bomb(path, expanded: int) -> None:
 # Runs the CLI, then writes the process's peak resident size (VmHWM, in kB) to the
 # file named by argv[1]. VmHWM is the exec'd image's own peak; wait4's ru_maxrss is
 # not, as Linux carries the forking pytest worker's peak across exec.
+# mcpdelta's main, then this process's peak memory (the console entry would
+# end a diff before a finally here could run: mcpdelta.cli.console)
 _PEAK = """
-import runpy, sys
+import sys
+from mcpdelta.cli import main
 report = sys.argv.pop(1)
 try:
-    runpy.run_module("mcpdelta", run_name="__main__")
+    code = main(sys.argv[1:])
 finally:
     status = open("/proc/self/status").read()
     open(report, "w").write(status.split("VmHWM:")[1].split()[0])
+sys.exit(code)
 """
 
 
