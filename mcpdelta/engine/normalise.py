@@ -27,7 +27,9 @@ The result is a fresh tree (inputs are never mutated) in which:
   ``anyOf`` / ``oneOf`` branches) are sorted and de-duplicated;
 - no-op spellings are dropped: ``true`` / ``{}`` ``additionalProperties`` and ``items``,
   ``uniqueItems: false``, ``deprecated: false``, empty ``required`` and
-  ``properties``; the boolean schema ``true`` is ``{}``.
+  ``properties``; the boolean schema ``true`` is ``{}``;
+- ``x-`` vendor keys are gone (no validator reads them), but ``x-mcp-header``,
+  which the walk reports: ``items: {"x-order": 1}`` is ``items: {}``.
 """
 
 from mcpdelta.engine.equality import canonical, same
@@ -43,6 +45,8 @@ from mcpdelta.engine.notation import UNORDERED_LISTS, tidy
 from mcpdelta.engine.remember import content_key, memo
 
 _DROPPED = frozenset({"$ref", "$comment", "$defs", "definitions"})
+# the one x- key the walk reads: it changes how a call travels over HTTP
+_VENDOR_READ = frozenset({"x-mcp-header"})
 
 
 _SUBSCHEMAS = SCHEMA_MAPS | SCHEMA_VALUES | SCHEMA_LISTS | _DROPPED
@@ -234,8 +238,9 @@ class _Normaliser:
                 return _merge(inlined, self.node(siblings, depth + 1)) if siblings else inlined
         for key, value in schema.items():
             if key not in _SUBSCHEMAS:  # a plain keyword (most of them)
-                out[key] = value
-                continue
+                if key[:2] != "x-" or key in _VENDOR_READ:
+                    out[key] = value
+                continue  # a vendor's x- key validates nothing: no validator reads it
             if key in _DROPPED:
                 continue
             if key in SCHEMA_MAPS and isinstance(value, dict):
