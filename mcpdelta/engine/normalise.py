@@ -296,8 +296,10 @@ def in_document(raw, normal, rel, memo):
     ``allOf`` / ``anyOf`` / ``oneOf`` branch numbered as ``raw`` numbers it:
     the normal form sorts branches, and a user reads the pointer in the
     schema the server sent (``_branch_at`` says how a branch is found).
-    Where the two trees part (a branch folded away, a reference merged with
-    siblings), the rest of ``rel`` stays as it is. ``memo`` (a dict kept for
+    An "S or null" the normal form folded into S is followed into S (the
+    pointer names S's place, as the walk does). Where the two trees part
+    otherwise (a branch folded away, a reference merged with siblings), the
+    rest of ``rel`` stays as it is. ``memo`` (a dict kept for
     one schema) holds each raw branch's normal form."""
     root = memo.setdefault("#", raw)
     out = list(rel)
@@ -316,6 +318,11 @@ def in_document(raw, normal, rel, memo):
             raw = root if ref == "#" else pointer_target(root, ref)
             hops += 1
             continue
+        held = _folded_branch(root, raw, part) if part not in raw and hops < MAX_INLINE_DEPTH else None
+        if held is not None:  # "S or null" folded into S: the place is S's
+            raw = held
+            hops += 1
+            continue
         raw_next, normal_next = raw.get(part), normal.get(part)
         if part in UNORDERED_LISTS and i + 1 < len(rel) and isinstance(raw_next, list) \
                 and isinstance(normal_next, list) and isinstance(rel[i + 1], int) \
@@ -331,6 +338,21 @@ def in_document(raw, normal, rel, memo):
         raw, normal = raw_next, normal_next
         i += 1
     return tuple(out)
+
+
+def _folded_branch(root, raw, part):
+    """The one ``anyOf`` branch of ``raw`` that holds ``part``, when the
+    others hold nothing but a ``null`` type: the ``Optional[...]`` spelling
+    the normal form folds into its non-null branch. None otherwise."""
+    branches = raw.get("anyOf")
+    if not isinstance(branches, list):
+        return None
+    shown = [_pointed(root, branch) for branch in branches]
+    holding = [b for b in shown if isinstance(b, dict) and part in b]
+    rest = [b for b in shown if not any(b is h for h in holding)]
+    if len(holding) == 1 and all(isinstance(b, dict) and b.get("type") == "null" for b in rest):
+        return holding[0]
+    return None
 
 
 def _branch_at(root, branches, wanted, memo):
