@@ -10,6 +10,7 @@ from mcpdelta.engine import prose
 from mcpdelta.engine.catalog import BREAKING
 from mcpdelta.engine.change import short
 from mcpdelta.engine.equality import canonical, json_key, same
+from mcpdelta.engine.keywords import ANNOTATING
 from mcpdelta.engine.meaning import (
     apart,
     branch_tags,
@@ -325,13 +326,23 @@ def _openness(key):
         rb = 2 if b is MISSING else 1 if isinstance(b, dict) else rank.get(b) if isinstance(b, bool) else None
         if ra is None or rb is None:
             return
-        if ra == rb == 1:
+        if {ra, rb} == {1, 2} and _annotates_only(a if ra == 1 else b):
+            # ``{}`` gaining (or losing) only a title or a description: as
+            # open as absent, so no bound moved; the annotations are compared
+            w.claims.append(path)
+            w.compare(a if ra == 1 else {}, b if rb == 1 else {}, path)
+        elif ra == rb == 1:
             w.node(a, b, path)
         elif rb < ra:
             w.emit("constraint.tightened", path, a, b, detail=key, holder=True)
         elif rb > ra:
             w.emit("constraint.loosened", path, a, b, detail=key, holder=True)
     return handler
+
+
+def _annotates_only(schema) -> bool:
+    """A schema object whose keywords only name or annotate: it takes every value."""
+    return ANNOTATING.issuperset(schema)
 
 
 def _pattern_properties(w, old, new, rel):
@@ -393,13 +404,16 @@ def _combinators(w, old, new, rel):
         pairs = partners(w, removed, added)
         first = len(w.changes)
         for before, after in pairs:
+            mine = len(w.changes)
             w.compare(before, after, path + (_position(b, after),))
+            if key == "anyOf":
+                _absorbed(w, mine, a, b, before, after)
         if key == "anyOf" or (key == "oneOf" and apart(a, a) and apart(b, b)):
             # a branch whose values another branch of the other side takes
             # moved nothing in or out (for a oneOf, where no value matches
             # two branches of either side)
-            removed = [x for x in removed if not any(takes(y, x) for y in b)]
-            added = [x for x in added if not any(takes(y, x) for y in a)]
+            removed = [x for x in removed if not any(takes(y, x, declared=True) for y in b)]
+            added = [x for x in added if not any(takes(y, x, declared=True) for y in a)]
         if key == "oneOf" and (
                 (any(not c.rule.endswith(PROSE_ONLY) for c in w.changes[first:]) and not (
                     apart(b, b) and apart(a, a)))
@@ -416,6 +430,27 @@ def _combinators(w, old, new, rel):
                     # what the branch declared is unevaluated now, and refused
                     w.emit(grow, path, branch, MISSING, detail="allOf branch removed (what it declared is unevaluated now)")
         w.claims.append(path)
+
+
+def _absorbed(w, first, a, b, before, after):
+    """An anyOf branch changed (``before`` -> ``after``) whose break another
+    branch absorbs: on the input side another new branch takes every value
+    ``before`` took, on the output side another old branch takes every
+    result ``after`` gives. The union then lost (input) or gained (output)
+    no value there, and the pair's changes that claim so are dropped."""
+    if w.prefix == "tool.input.":
+        holds, others, claims = before, [y for y in b if y is not after], LOSES_VALUES
+    else:
+        holds, others, claims = after, [y for y in a if y is not before], GAINS_VALUES
+    if any(takes(y, holds, declared=True) for y in others):
+        w.changes[first:] = [c for c in w.changes[first:] if c.rule[len(w.prefix):] not in claims]
+
+
+# Rules that claim a value lost (on the input side) or gained (output).
+LOSES_VALUES = frozenset({"type.narrowed", "enum.narrowed", "constraint.tightened", "required.added",
+                          "property.addedRequired", "property.removed"})
+GAINS_VALUES = frozenset({"type.widened", "enum.widened", "constraint.loosened", "required.removed",
+                          "property.removed"})
 
 
 def _closes_unevaluated(node) -> bool:

@@ -16,14 +16,18 @@ def names_of(value) -> set:
     return {n for n in value if isinstance(n, str)} if isinstance(value, list) else set()
 
 
-def takes(wide, narrow, depth=0) -> bool:
+def takes(wide, narrow, depth=0, declared=False) -> bool:
     """Does schema ``wide`` accept every value ``narrow`` does? Shown only
     where every constraint of ``wide`` is one ``narrow`` has too (a type set
     that holds ``narrow``'s, an enum that holds its values, required names
     ``narrow`` requires too), and the schemas of properties and items ``wide``
     constrains take ``narrow``'s, one level at a time (keywords that read
     each other, such as ``additionalProperties`` beside ``properties``,
-    alike as a group): False means "not shown"."""
+    alike as a group): False means "not shown". ``declared``: the values
+    are those the open-objects convention sends (docs/rules.md): an object
+    that says nothing of other keys carries only the properties it
+    declares, so what ``wide`` says of a property ``narrow`` does not
+    declare never applies."""
     if wide is True or wide == {}:
         return True
     if not isinstance(wide, dict) or not isinstance(narrow, dict) or depth > 16:
@@ -53,15 +57,29 @@ def takes(wide, narrow, depth=0) -> bool:
                 return False
         elif key == "properties" and isinstance(value, dict) and not same(value, narrow.get(key)):
             theirs = narrow.get(key) if isinstance(narrow.get(key), dict) else {}
-            if not all(takes(schema, theirs[name], depth + 1) if name in theirs else takes(schema, {})
+            only = declared and declares_all(narrow)
+            if not all(takes(schema, theirs[name], depth + 1, declared) if name in theirs
+                       else only or takes(schema, {})
                        for name, schema in value.items()):
                 return False
         elif key == "items" and isinstance(value, dict) and not same(value, narrow.get(key)):
-            if not takes(value, narrow.get(key, {}), depth + 1):
+            if not takes(value, narrow.get(key, {}), depth + 1, declared):
                 return False
         elif key not in narrow or not same(value, narrow[key]):
             return False
     return True
+
+
+def declares_all(schema) -> bool:
+    """Does the open-objects convention hold ``schema``'s objects to the
+    properties it declares? It does where the schema lists ``properties`` and
+    says nothing else of which keys an object may carry (nor brings
+    properties in from elsewhere: ``allOf``, a reference, a condition)."""
+    return isinstance(schema.get("properties"), dict) and _OTHER_KEYS.isdisjoint(schema)
+
+
+_OTHER_KEYS = frozenset({"additionalProperties", "patternProperties", "unevaluatedProperties", "allOf",
+                         "$ref", "if", "dependentSchemas", "dependencies"})
 
 
 # Keyword groups whose members read each other, and the members whose
