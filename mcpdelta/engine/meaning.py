@@ -20,7 +20,8 @@ def takes(wide, narrow, depth=0, declared=False) -> bool:
     """Does schema ``wide`` accept every value ``narrow`` does? Shown only
     where every constraint of ``wide`` is one ``narrow`` has too (a type set
     that holds ``narrow``'s, an enum that holds its values, required names
-    ``narrow`` requires too), and the schemas of properties and items ``wide``
+    ``narrow`` requires too, or, at a scalar place, a set of values that
+    holds ``narrow``'s: ``values.relation``), and the schemas of properties and items ``wide``
     constrains take ``narrow``'s, one level at a time (keywords that read
     each other, such as ``additionalProperties`` beside ``properties``,
     alike as a group): False means "not shown". ``declared``: the values
@@ -32,6 +33,10 @@ def takes(wide, narrow, depth=0, declared=False) -> bool:
         return True
     if not isinstance(wide, dict) or not isinstance(narrow, dict) or depth > 16:
         return False
+    from mcpdelta.engine import values  # it reads types through this module
+    verdict = values.relation(narrow, wide)[0]
+    if verdict is not None:  # two scalar places, their sets compared whole
+        return verdict in ("same", "wider")
     for group, readers in _READ_BY:
         if not readers.isdisjoint(wide) and not all(
                 same(wide.get(k, _ABSENT), narrow.get(k, _ABSENT)) for k in group):
