@@ -16,6 +16,7 @@ from mcpdelta.engine.meaning import (
     branch_tags,
     branch_types,
     covers,
+    likeness,
     enum_list,
     listed_types,
     of_types,
@@ -499,7 +500,7 @@ def partners(w, removed, added) -> list:
             added.remove(mates[0])
     # then each removed branch with the added one most like it, where each
     # is the other's closest and shares a type with it (a tie pairs neither)
-    scored = sorted(((_likeness(r, x), -i, -j) for i, r in enumerate(removed)
+    scored = sorted(((likeness(r, x), -i, -j) for i, r in enumerate(removed)
                      for j, x in enumerate(added) if overlap(branch_types(r), branch_types(x))),
                     reverse=True)
     taken_r, taken_a = set(), set()
@@ -516,19 +517,6 @@ def partners(w, removed, added) -> list:
     removed[:] = [r for i, r in enumerate(removed) if i not in taken_r]
     added[:] = [x for j, x in enumerate(added) if j not in taken_a]
     return pairs
-
-
-def _likeness(a, b) -> int:
-    """How much two branches share: keywords with equal values, and
-    property names (a changed branch keeps most of them)."""
-    if not isinstance(a, dict) or not isinstance(b, dict):
-        return 0
-    score = sum(1 for k in a.keys() & b.keys() if k != "properties" and same(a[k], b[k]))
-    pa, pb = a.get("properties"), b.get("properties")
-    if isinstance(pa, dict) and isinstance(pb, dict):
-        score += 2 * len(pa.keys() & pb.keys()) - len(pa.keys() ^ pb.keys())
-        score += sum(1 for k in pa.keys() & pb.keys() if same(pa[k], pb[k]))
-    return score
 
 
 PROSE_ONLY = (".description.changed",)

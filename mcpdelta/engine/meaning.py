@@ -203,6 +203,19 @@ def branch_tags(branch) -> set:
     return out
 
 
+def likeness(a, b) -> int:
+    """How much two branches share: keywords with equal values, and
+    property names (a changed branch keeps most of them)."""
+    if not isinstance(a, dict) or not isinstance(b, dict):
+        return 0
+    score = sum(1 for k in a.keys() & b.keys() if k != "properties" and same(a[k], b[k]))
+    pa, pb = a.get("properties"), b.get("properties")
+    if isinstance(pa, dict) and isinstance(pb, dict):
+        score += 2 * len(pa.keys() & pb.keys()) - len(pa.keys() ^ pb.keys())
+        score += sum(1 for k in pa.keys() & pb.keys() if same(pa[k], pb[k]))
+    return score
+
+
 def overlap(kinds, theirs) -> bool:
     if kinds is None or theirs is None or kinds & theirs:
         return True

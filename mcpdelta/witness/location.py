@@ -75,11 +75,15 @@ def _spelled(node, part):
     return part
 
 
-def _partner(holder, key, branch, index):
-    """The branch of ``holder[key]`` that is ``branch`` on the other side:
-    the same one, else the one alone in carrying its tag (the const that
-    tells a tagged union's branches apart), else the one at ``index``."""
-    from mcpdelta.engine.meaning import branch_tags
+def _partner(holder, key, branch, index, theirs):
+    """The branch of ``holder[key]`` that is ``branch`` on the other side
+    (whose branches are ``theirs``), as the walk pairs them: the same one,
+    else the one alone in carrying its tag (the const that tells a tagged
+    union's branches apart), else, of the branches the other side does not
+    have as they are, the one most like it, else the one at ``index``. The
+    two sides' normal forms order their branches each by content, so a
+    changed branch's index can differ between them."""
+    from mcpdelta.engine.meaning import branch_tags, likeness
 
     branches = entry(holder, key)
     if isinstance(branches, list):
@@ -90,6 +94,12 @@ def _partner(holder, key, branch, index):
         mates = [b for b in branches if tags and branch_tags(b) & tags]
         if len(mates) == 1:
             return mates[0]
+        if isinstance(theirs, list):
+            changed = [b for b in branches if not any(same(b, t) for t in theirs)]
+            scores = sorted((likeness(b, branch), -i) for i, b in enumerate(changed))
+            # a tie pairs neither: the index decides, as before
+            if scores and scores[-1][0] > 0 and (len(scores) == 1 or scores[-2][0] < scores[-1][0]):
+                return changed[-scores[-1][1]]
     return _branch(holder, key, index)
 
 
@@ -164,12 +174,13 @@ def locate(rel, a_root, r_root, suffix, new_side="r") -> Location:
             full += [r_part, str(parts[i + 1])]
             holder = a_node
             # the index is the new side's; the old side's branch is its partner
+            a_branches, r_branches = entry(a_node, a_part), entry(r_node, r_part)
             if new_side == "r":
                 r_node = _branch(r_node, r_part, parts[i + 1])
-                a_node = _partner(a_node, a_part, r_node, parts[i + 1])
+                a_node = _partner(a_node, a_part, r_node, parts[i + 1], r_branches)
             else:
                 a_node = _branch(a_node, a_part, parts[i + 1])
-                r_node = _partner(r_node, r_part, a_node, parts[i + 1])
+                r_node = _partner(r_node, r_part, a_node, parts[i + 1], a_branches)
             _through_branch(loc, holder, a_part, a_node)
             i += 2
             continue

@@ -136,7 +136,7 @@ class Job:
         self.closed_to_removed = (
             suffix == "property.removed" and side == "output" and len(self.loc.tail) == 2
             and governing(self.loc.a_node, self.loc.tail[1]) is False
-            and str(self.loc.tail[1]) not in names_of((self.loc.r_node or {}).get("required")
+            and str(self.loc.tail[1]) not in names_of(self.loc.r_node.get("required")
                                                       if isinstance(self.loc.r_node, dict) else None))
         # error paths name a number-like key ("007") by the integer it reads
         # as; a place whose name a sibling's shares that way ("7") is never credited
