@@ -33,10 +33,23 @@ def takes(wide, narrow, depth=0, declared=False) -> bool:
         return True
     if not isinstance(wide, dict) or not isinstance(narrow, dict) or depth > 16:
         return False
+    return _by_keywords(wide, narrow, depth, declared) or _by_values(wide, narrow)
+
+
+def _by_values(wide, narrow) -> bool:
+    """At two scalar places whose types meet, their sets compared whole
+    (``narrow`` bounded by a type or a list of values: one that takes
+    strings, numbers and booleans alike no scalar place short of any
+    value holds)."""
+    if not ("type" in narrow or "enum" in narrow or "const" in narrow):
+        return False
     from mcpdelta.engine import values  # it reads types through this module
-    verdict = values.relation(narrow, wide)[0]
-    if verdict is not None:  # two scalar places, their sets compared whole
-        return verdict in ("same", "wider")
+    return values.scalar_place(narrow) and values.scalar_place(wide) \
+        and overlap(branch_types(wide), branch_types(narrow)) \
+        and values.relation(narrow, wide)[0] in ("same", "wider")
+
+
+def _by_keywords(wide, narrow, depth, declared) -> bool:
     for group, readers in _READ_BY:
         if not readers.isdisjoint(wide) and not all(
                 same(wide.get(k, _ABSENT), narrow.get(k, _ABSENT)) for k in group):

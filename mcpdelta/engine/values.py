@@ -55,7 +55,7 @@ def _number(value) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def _scalar_keys(node) -> bool:
+def scalar_place(node) -> bool:
     """Whether ``node`` holds only the keywords a scalar place is read from
     (annotations and ``x-`` keywords aside, which ``read`` ignores)."""
     return isinstance(node, dict) and all(
@@ -66,7 +66,7 @@ def read(node):
     """A scalar place's keywords, or None when the node is no scalar place
     (another keyword, a type that is not a scalar, a value the walk cannot
     read)."""
-    if not _scalar_keys(node):
+    if not scalar_place(node):
         return None
     p = _Place()
     kinds = None
@@ -332,7 +332,7 @@ def relation(old, new):
     the old side accepts and the new one rejects, ``gained`` the other way
     round (each present where the verdict claims that difference, else
     None)."""
-    if not (_scalar_keys(old) and _scalar_keys(new)):
+    if not (scalar_place(old) and scalar_place(new)):
         return None, None, None  # no scalar place (``read`` says the same)
     key = (json_key({k: v for k, v in old.items() if k in KEYWORDS}),
            json_key({k: v for k, v in new.items() if k in KEYWORDS}))
