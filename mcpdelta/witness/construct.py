@@ -174,6 +174,8 @@ def values(loc, current, suffix, depth=0, hints=()):
         for v in items:
             out.append(base + [v])
             out.append([v, v])
+        if base:  # an array of fixed length (minItems = maxItems) takes no item more
+            out += [base[:-1] + [v] for v in items]
         if key == "uniqueItems" and base:
             out.append(base + [base[0]])
         if key == "prefixItems" and len(loc.tail) > 1:
