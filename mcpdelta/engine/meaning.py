@@ -43,7 +43,8 @@ def _by_values(wide, narrow) -> bool:
     value holds)."""
     if not ("type" in narrow or "enum" in narrow or "const" in narrow):
         return False
-    from mcpdelta.engine import values  # it reads types through this module
+    if values.BOUNDING.isdisjoint(wide) and values.BOUNDING.isdisjoint(narrow):
+        return False  # types alone, which the keywords read whole
     return values.scalar_place(narrow) and values.scalar_place(wide) \
         and overlap(branch_types(wide), branch_types(narrow)) \
         and values.relation(narrow, wide)[0] in ("same", "wider")
@@ -261,3 +262,7 @@ def enum_list(node):
         return [node["const"]] if "enum" not in node else None
     value = node.get("enum", MISSING)
     return value if isinstance(value, list) else None
+
+
+# last: ``values`` reads its types through the helpers above
+from mcpdelta.engine import values  # noqa: E402

@@ -29,12 +29,16 @@ _TYPE_ONLY = {"type"}
 
 
 # Spellings that reject nothing: the keyword is dropped.
-_NOOPS = (("additionalProperties", {}), ("items", {}), ("uniqueItems", False),
-          ("deprecated", False), ("required", []), ("properties", {}), ("minLength", 0),
-          ("minItems", 0), ("minProperties", 0), ("minContains", 1), ("propertyNames", {}),
-          ("unevaluatedProperties", {}), ("unevaluatedItems", {}), ("additionalItems", {}),
-          ("patternProperties", {}), ("dependentRequired", {}), ("dependentSchemas", {}),
-          ("then", {}), ("else", {}))
+_NOOPS = {"additionalProperties": {}, "items": {}, "uniqueItems": False,
+          "deprecated": False, "required": [], "properties": {}, "minLength": 0,
+          "minItems": 0, "minProperties": 0, "minContains": 1, "propertyNames": {},
+          "unevaluatedProperties": {}, "unevaluatedItems": {}, "additionalItems": {},
+          "patternProperties": {}, "dependentRequired": {}, "dependentSchemas": {},
+          "then": {}, "else": {}}
+
+
+# Lists whose order means nothing: sorted, each value once.
+_SORTED = frozenset({"enum", "required"}) | frozenset(UNORDERED_LISTS)
 
 
 # Every JSON value has one of these types ("integer" is inside "number").
@@ -45,13 +49,14 @@ def tidy(node, notation):
     tidied = node.keys() & _TIDIED
     if not tidied or (tidied == _TYPE_ONLY and type(node["type"]) is str):
         return node  # most nodes: a leaf with one type name has nothing to tidy
-    for bound, plain in (("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")):
-        flag = node.get(bound)
-        if isinstance(flag, bool):
-            notation.add("boolean-exclusive")
-            del node[bound]
-            if flag and plain in node:
-                node[bound] = node.pop(plain)
+    if "exclusiveMinimum" in tidied or "exclusiveMaximum" in tidied:
+        for bound, plain in (("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")):
+            flag = node.get(bound)
+            if isinstance(flag, bool):
+                notation.add("boolean-exclusive")
+                del node[bound]
+                if flag and plain in node:
+                    node[bound] = node.pop(plain)
     deps = node.get("dependencies")
     if isinstance(deps, dict) and deps and all(isinstance(v, list) for v in deps.values()) \
             and "dependentRequired" not in node:
@@ -79,11 +84,11 @@ def tidy(node, notation):
     if isinstance(kind, list) and all(isinstance(t, str) for t in kind):
         kind = sorted(set(kind))
         node["type"] = kind[0] if len(kind) == 1 else kind
-    for key in ("enum", "required") + UNORDERED_LISTS:
-        if isinstance(node.get(key), list):
+    for key in _SORTED.intersection(node):
+        if isinstance(node[key], list):
             node[key] = sorted_set(node[key])
-    for key, noop in _NOOPS:
-        if key in node and same(node[key], noop):
+    for key in _NOOPS.keys() & node.keys():
+        if same(node[key], _NOOPS[key]):
             del node[key]
     if isinstance(node.get("pattern"), str) and node["pattern"].startswith("^(?="):
         _length_lookahead(node, notation)
@@ -162,11 +167,11 @@ def _branches_tidied(node):
             if not branches:
                 return False
             node[key] = branches
-        rest = {k: v for k, v in node.items() if k != key}
-        if len(branches) == 1 and isinstance(branches[0], dict) and not set(rest) - ANNOTATIONS \
-                and not set(branches[0]) & set(rest):
-            del node[key]
-            node.update(branches[0])
+        if len(branches) == 1 and isinstance(branches[0], dict):
+            rest = node.keys() - {key}
+            if not rest - ANNOTATIONS and not branches[0].keys() & rest:
+                del node[key]
+                node.update(branches[0])
     if _rejects_all(node):
         return False
     return node

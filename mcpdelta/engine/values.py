@@ -29,6 +29,7 @@ SCALARS = ("null", "boolean", "integer", "number", "string")
 KEYWORDS = frozenset({"type", "enum", "const", "minimum", "maximum", "exclusiveMinimum",
                       "exclusiveMaximum", "multipleOf", "minLength", "maxLength", "pattern",
                       "format"})
+BOUNDING = KEYWORDS - {"type"}  # what bounds a place's values within its types
 MAX_LISTED = 500     # values checked one by one
 MAX_RANGE = 256      # an integer range this small is read as the values it holds
 HUGE = 10 ** 15
