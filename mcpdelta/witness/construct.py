@@ -59,6 +59,22 @@ def _lengths_near(keys, *nodes):
     return sorted(n for n in lengths if n >= 0)
 
 
+def _refused_names(a_flat, r_node):
+    """Property names for a ``propertyNames`` change: names around the
+    lengths either side's ``propertyNames`` bounds (the empty name among
+    them), where the rejecting side's refuses one the other takes."""
+    mine = entry(a_flat, "propertyNames", {})
+    theirs = entry(flatten(r_node) if isinstance(r_node, dict) else {}, "propertyNames", {})
+    mine, theirs = (n if isinstance(n, dict) else {} for n in (mine, theirs))
+    out = []
+    for n in sorted(set(_lengths_near(("minLength", "maxLength"), mine, theirs) + [0, 1])):
+        for fill in ("a", "0", "-"):
+            text = string_of_length(flatten(mine), n, fill)
+            if text is not None:
+                out.append(text)
+    return dedupe(out + inst.strings(flatten(mine)))
+
+
 def _multiples(a_node, r_node):
     out = [1, 0.5, 2, 3]
     for node in (a_node, r_node):
@@ -190,7 +206,7 @@ def values(loc, current, suffix, depth=0, hints=()):
                  "propertyNames", "required", "dependentRequired", "properties"):
         obj = dict(current) if isinstance(current, dict) else {}
         extra_values = examples(entry(a_flat, "additionalProperties", {}), depth + 1, 3) + ANY_VALUES
-        names = []
+        names = _refused_names(a_flat, r_node) if key == "propertyNames" else []
         if key == "patternProperties" and len(loc.tail) > 1:
             for alt in (0, 1):
                 name = shortest(str(loc.tail[1]), alt)
