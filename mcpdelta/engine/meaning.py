@@ -37,10 +37,9 @@ def takes(wide, narrow, depth=0, declared=False) -> bool:
 
 
 def _by_values(wide, narrow) -> bool:
-    """At two scalar places whose types meet, their sets compared whole
-    (``narrow`` bounded by a type or a list of values: one that takes
-    strings, numbers and booleans alike no scalar place short of any
-    value holds)."""
+    """At two scalar places whose types meet, their sets compared whole.
+    A ``narrow`` that names no type and lists no values is left to the
+    keywords (a bound alone lets every other type through)."""
     if not ("type" in narrow or "enum" in narrow or "const" in narrow):
         return False
     if values.BOUNDING.isdisjoint(wide) and values.BOUNDING.isdisjoint(narrow):
