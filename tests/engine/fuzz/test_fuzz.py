@@ -8,9 +8,10 @@ from tests.engine.fuzz.oracle import closed, validator
 from tests.engine.fuzz.runner import Draws, Pair, judge, run, summary
 from tests.engine.fuzz.seeds import Seed, load_seeds
 
-# Out of the default run for now: its draws are bounded in CPU seconds, which a
-# loaded machine turns into skipped pairs, and its disagreements on the engine
-# are still being worked off (python -m tests.engine.fuzz; -m slow runs these).
+# Out of the default run: its draws are bounded in CPU seconds, which a loaded
+# machine turns into skipped pairs, and its 250 pairs take about a minute of one
+# core, past what the suite has left of its ten (-m slow runs these; the long
+# run is python -m tests.engine.fuzz).
 pytestmark = pytest.mark.slow
 
 DEFAULT = {"pairs": 250, "seed_value": 1, "values_per_side": 10, "max_schema_chars": 2000}
