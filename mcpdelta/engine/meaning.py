@@ -50,23 +50,23 @@ def _by_values(wide, narrow) -> bool:
 
 
 def _by_keywords(wide, narrow, depth, declared) -> bool:
+    listed = listed_values(narrow)
+    if "type" in wide:  # first: the cheapest to refute (an Optional's null beside its object)
+        theirs, mine = type_names(wide["type"]), type_names(narrow.get("type"))
+        if not theirs:
+            return False
+        if mine is None and listed is not None:
+            mine = sorted({json_type(v) for v in listed})
+        if not mine or not all(t in theirs or (t == "integer" and "number" in theirs) for t in mine):
+            return False
     for group, readers in _READ_BY:
         if not readers.isdisjoint(wide) and not all(
                 same(wide.get(k, _ABSENT), narrow.get(k, _ABSENT)) for k in group):
             return False
-    listed = listed_values(narrow)
     for key, value in wide.items():
-        if key in ANNOTATIONS:
+        if key in ANNOTATIONS or key == "type":
             continue
-        if key == "type":
-            theirs, mine = type_names(value), type_names(narrow.get("type"))
-            if not theirs:
-                return False
-            if mine is None and listed is not None:
-                mine = sorted({json_type(v) for v in listed})
-            if not mine or not all(t in theirs or (t == "integer" and "number" in theirs) for t in mine):
-                return False
-        elif key == "enum" and isinstance(value, list):
+        if key == "enum" and isinstance(value, list):
             allowed = {json_key(v) for v in value}
             if listed is None or not all(json_key(v) in allowed for v in listed):
                 return False
