@@ -6,9 +6,11 @@ it plainly, and False means "not shown". Shared by the normaliser (which
 drops what adds nothing) and the walk (which orders what changed).
 """
 
+from mcpdelta.engine import values
 from mcpdelta.engine.equality import json_key, same
 from mcpdelta.engine.keywords import ANNOTATIONS, READ_TOGETHER
 from mcpdelta.engine.net import MISSING
+from mcpdelta.engine.values import json_type, type_names
 
 
 def names_of(value) -> set:
@@ -113,27 +115,6 @@ def listed_values(schema):
     if "const" in schema:
         return [schema["const"]]
     return schema["enum"] if isinstance(schema.get("enum"), list) else None
-
-
-def json_type(value) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int) or (isinstance(value, float) and value.is_integer()):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    return {str: "string", list: "array", dict: "object"}.get(type(value), "?")
-
-
-def type_names(kind):
-    """The type names of a ``type`` keyword, or None if it is not one."""
-    if isinstance(kind, str):
-        return [kind]
-    if isinstance(kind, list) and kind and all(isinstance(t, str) for t in kind):
-        return kind
-    return None
 
 
 def type_set(value):
@@ -261,7 +242,3 @@ def enum_list(node):
         return [node["const"]] if "enum" not in node else None
     value = node.get("enum", MISSING)
     return value if isinstance(value, list) else None
-
-
-# last: ``values`` reads its types through the helpers above
-from mcpdelta.engine import values  # noqa: E402

@@ -10,7 +10,8 @@ undid that a generator chooses (so a switch of them is reported once, as
 
 from mcpdelta.engine.equality import json_key, same
 from mcpdelta.engine.keywords import ANNOTATIONS, TYPE_SPECIFIC
-from mcpdelta.engine.meaning import json_type, listed_values, takes, type_names
+from mcpdelta.engine.meaning import listed_values, takes
+from mcpdelta.engine.values import json_type, type_names
 
 UNORDERED_LISTS = ("allOf", "anyOf", "oneOf")
 

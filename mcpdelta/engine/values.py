@@ -23,7 +23,29 @@ import math
 from mcpdelta.engine import regex
 from mcpdelta.engine.equality import json_key
 from mcpdelta.engine.keywords import ANNOTATING
-from mcpdelta.engine.meaning import json_type, type_names
+
+
+def json_type(value) -> str:
+    """The JSON type of a value (an integral float is an integer)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int) or (isinstance(value, float) and value.is_integer()):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    return {str: "string", list: "array", dict: "object"}.get(type(value), "?")
+
+
+def type_names(kind):
+    """The type names of a ``type`` keyword, or None if it is not one."""
+    if isinstance(kind, str):
+        return [kind]
+    if isinstance(kind, list) and kind and all(isinstance(t, str) for t in kind):
+        return kind
+    return None
+
 
 SCALARS = ("null", "boolean", "integer", "number", "string")
 KEYWORDS = frozenset({"type", "enum", "const", "minimum", "maximum", "exclusiveMinimum",
