@@ -65,28 +65,31 @@ def _by_keywords(wide, narrow, depth, declared) -> bool:
         if not readers.isdisjoint(wide) and not all(
                 same(wide.get(k, _ABSENT), narrow.get(k, _ABSENT)) for k in group):
             return False
+    deep = []  # the subschemas, walked last: the keywords refute most pairs without a walk
     for key, value in wide.items():
         if key in ANNOTATIONS or key == "type":
             continue
-        if key == "enum" and isinstance(value, list):
+        if key in ("properties", "items") and isinstance(value, dict):
+            if not same(value, narrow.get(key)):
+                deep.append(key)
+        elif key == "enum" and isinstance(value, list):
             allowed = {json_key(v) for v in value}
             if listed is None or not all(json_key(v) in allowed for v in listed):
                 return False
         elif key == "required" and isinstance(value, list) and isinstance(narrow.get(key), list):
             if not set(map(json_key, value)) <= set(map(json_key, narrow[key])):
                 return False
-        elif key == "properties" and isinstance(value, dict) and not same(value, narrow.get(key)):
-            theirs = narrow.get(key) if isinstance(narrow.get(key), dict) else {}
-            only = declared and declares_all(narrow)
-            if not all(takes(schema, theirs[name], depth + 1, declared) if name in theirs
-                       else only or takes(schema, {})
-                       for name, schema in value.items()):
-                return False
-        elif key == "items" and isinstance(value, dict) and not same(value, narrow.get(key)):
-            if not takes(value, narrow.get(key, {}), depth + 1, declared):
-                return False
         elif key not in narrow or not same(value, narrow[key]):
             return False
+    if "properties" in deep:
+        theirs = narrow.get("properties") if isinstance(narrow.get("properties"), dict) else {}
+        only = declared and declares_all(narrow)
+        if not all(takes(schema, theirs[name], depth + 1, declared) if name in theirs
+                   else only or takes(schema, {})
+                   for name, schema in wide["properties"].items()):
+            return False
+    if "items" in deep:
+        return takes(wide["items"], narrow.get("items", {}), depth + 1, declared)
     return True
 
 
