@@ -64,7 +64,8 @@ def tidy(node, notation):
         # draft-07's array form is 2020-12's dependentRequired
         notation.add("dependencies")
         node["dependentRequired"] = node.pop("dependencies")
-    if _integers(node.get("type")) or _whole_steps(node):
+    kind = node.get("type")
+    if (kind in ("integer", "number") or type(kind) is list) and (_integers(kind) or _whole_steps(node)):
         _integer_bounds(node, notation)
     if "anyOf" in node or "allOf" in node:
         _redundant_branches(node)

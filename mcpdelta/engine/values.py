@@ -40,9 +40,9 @@ def json_type(value) -> str:
 
 def type_names(kind):
     """The type names of a ``type`` keyword, or None if it is not one."""
-    if isinstance(kind, str):
+    if type(kind) is str:  # JSON gives exact types: no subclass to allow for
         return [kind]
-    if isinstance(kind, list) and kind and all(isinstance(t, str) for t in kind):
+    if type(kind) is list and kind and all(type(t) is str for t in kind):
         return kind
     return None
 
