@@ -254,6 +254,7 @@ def _advance(parts, states, char):
     return tuple(_step(nfa, state, char) for (nfa, *_), state in zip(parts, states))
 
 
+@functools.lru_cache(maxsize=1024)  # compare and lost ask for the same pairs (the walk, then the proof)
 def difference(a, b):
     """The shortest string pattern ``a`` matches and ``b`` does not ("" may
     be one); None when there is none. Raises _Unknown when it cannot say."""
@@ -307,7 +308,6 @@ def compare(old, new):
     return "apart"
 
 
-@functools.lru_cache(maxsize=1024)  # the same patterns meet again and again
 def lost(old, new):
     """A string the old pattern matches and the new one does not, or None."""
     try:
