@@ -41,7 +41,7 @@ from mcpdelta.engine.keywords import (
     SCHEMA_VALUES,
 )
 from mcpdelta.engine.meaning import branch_tags
-from mcpdelta.engine.notation import UNORDERED_LISTS, tidy
+from mcpdelta.engine.notation import UNORDERED_LISTS, is_null_branch, tidy
 from mcpdelta.engine.remember import content_key, memo
 
 _DROPPED = frozenset({"$ref", "$comment", "$defs", "definitions"})
@@ -342,15 +342,15 @@ def in_document(raw, normal, rel, memo):
 
 def _folded_branch(root, raw, part):
     """The one ``anyOf`` branch of ``raw`` that holds ``part``, when the
-    others hold nothing but a ``null`` type: the ``Optional[...]`` spelling
-    the normal form folds into its non-null branch. None otherwise."""
+    others accept null alone (the fold's own test): the ``Optional[...]``
+    spelling the normal form folds into its non-null branch. None otherwise."""
     branches = raw.get("anyOf")
     if not isinstance(branches, list):
         return None
     shown = [_pointed(root, branch) for branch in branches]
     holding = [b for b in shown if isinstance(b, dict) and part in b]
     rest = [b for b in shown if not any(b is h for h in holding)]
-    if len(holding) == 1 and all(isinstance(b, dict) and b.get("type") == "null" for b in rest):
+    if len(holding) == 1 and all(is_null_branch(b) for b in rest):
         return holding[0]
     return None
 

@@ -256,9 +256,9 @@ def _optional(node):
     if not (isinstance(branches, list) and len(branches) == 2):
         return
     first, second = branches
-    if _is_null(second):
+    if is_null_branch(second):
         typed = first
-    elif _is_null(first):
+    elif is_null_branch(first):
         typed = second
     else:
         return
@@ -407,7 +407,7 @@ def _branch_values(branch):
                                          or (json_type(v) == "integer" and "number" in kinds)]
 
 
-def _is_null(branch) -> bool:
+def is_null_branch(branch) -> bool:
     """A branch that accepts null and nothing else (annotations aside)."""
     if not isinstance(branch, dict):
         return False
