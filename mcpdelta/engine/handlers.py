@@ -447,11 +447,18 @@ def _absorbed(w, first, a, b, before, after):
         w.changes[first:] = [c for c in w.changes[first:] if c.rule[len(w.prefix):] not in claims]
 
 
-# Rules that claim a value lost (on the input side) or gained (output).
-LOSES_VALUES = frozenset({"type.narrowed", "enum.narrowed", "constraint.tightened", "required.added",
-                          "property.addedRequired", "property.removed"})
-GAINS_VALUES = frozenset({"type.widened", "enum.widened", "constraint.loosened", "required.removed",
-                          "property.removed"})
+# Value rules by the direction they claim the accepted values moved.
+DIRECTION = {
+    "type.narrowed": "narrower", "enum.narrowed": "narrower", "constraint.tightened": "narrower",
+    "type.widened": "wider", "enum.widened": "wider", "constraint.loosened": "wider",
+    "type.changed": "changed", "constraint.changed": "changed",
+}
+# Rules that claim a value lost (on the input side) or gained (output): the
+# value rules of that direction and the object rules that move values.
+LOSES_VALUES = frozenset({r for r, way in DIRECTION.items() if way == "narrower"}
+                         | {"required.added", "property.addedRequired", "property.removed"})
+GAINS_VALUES = frozenset({r for r, way in DIRECTION.items() if way == "wider"}
+                         | {"required.removed", "property.removed"})
 
 
 def _closes_unevaluated(node) -> bool:

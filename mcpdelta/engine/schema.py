@@ -11,7 +11,7 @@ caught by the completeness net (``net.py``) and reported as
 from mcpdelta.engine import values
 from mcpdelta.engine.change import Change, pointer
 from mcpdelta.engine.equality import canonical, same
-from mcpdelta.engine.handlers import HANDLED, HANDLERS, partners
+from mcpdelta.engine.handlers import DIRECTION, HANDLED, HANDLERS, partners
 from mcpdelta.engine.keywords import ACTS_ON, ANNOTATING, ANNOTATIONS, keyword_at
 from mcpdelta.engine.meaning import of_types, takes, type_set
 from mcpdelta.engine.net import MISSING, differences
@@ -237,7 +237,7 @@ class _Walk:
         others = [c for c in self.changes[first:] if c.schema_path not in places]
         keep = []
         for change in mine:
-            kind = _DIRECTION.get(change.rule[len(self.prefix):])
+            kind = DIRECTION.get(change.rule[len(self.prefix):])
             if kind is None:
                 keep.append(change)  # an annotation's change: no claim on values
             elif verdict == "same":
@@ -249,7 +249,7 @@ class _Walk:
                     keep.append(self._respelled(change, verdict, rel))
             elif (kind == "narrower" and lost is not None) or (kind == "wider" and gained is not None):
                 keep.append(change)
-        shown = {_DIRECTION.get(c.rule[len(self.prefix):]) for c in keep}
+        shown = {DIRECTION.get(c.rule[len(self.prefix):]) for c in keep}
         both_listed = all("enum" in side or "const" in side for side in (old, new))
         part = {k: old[k] for k in sorted(old) if k in values.KEYWORDS}, \
             {k: new[k] for k in sorted(new) if k in values.KEYWORDS}
@@ -262,7 +262,7 @@ class _Walk:
                                      rel + (moved[0],), *part, detail))
         probe = lost if self.prefix == "tool.input." else gained
         for change in keep:
-            if _DIRECTION.get(change.rule[len(self.prefix):]) is not None:
+            if DIRECTION.get(change.rule[len(self.prefix):]) is not None:
                 change.probe = probe
         self.changes[first:] = others + keep
         self.claims += [rel + (k,) for k in values.KEYWORDS]
@@ -389,14 +389,6 @@ def _dirty_markers(old_root, new_root) -> tuple:
                 escaped = name.replace("~", "~0").replace("/", "~1")
                 found.append(canonical("#/$defs/" + escaped))
     return tuple(found)
-
-
-# Value rules by the direction they claim the accepted values moved.
-_DIRECTION = {
-    "type.narrowed": "narrower", "enum.narrowed": "narrower", "constraint.tightened": "narrower",
-    "type.widened": "wider", "enum.widened": "wider", "constraint.loosened": "wider",
-    "type.changed": "changed", "constraint.changed": "changed",
-}
 
 
 # Rules that say nothing about which values validate.
