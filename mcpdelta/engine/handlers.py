@@ -13,14 +13,11 @@ from mcpdelta.engine.equality import canonical, json_key, same
 from mcpdelta.engine.keywords import ANNOTATING
 from mcpdelta.engine.meaning import (
     apart,
-    branch_tags,
-    branch_types,
     covers,
     enum_list,
-    likeness,
     listed_types,
     of_types,
-    overlap,
+    pair_branches,
     takes,
     type_set,
     value_keys,
@@ -402,7 +399,7 @@ def _combinators(w, old, new, rel):
         had = {json_key(x) for x in a}
         removed = [x for x in a if json_key(x) not in have]
         added = [x for x in b if json_key(x) not in had]
-        pairs = partners(w, removed, added)
+        pairs = pair_branches(removed, added, w.equivalent)
         first = len(w.changes)
         for before, after in pairs:
             mine = len(w.changes)
@@ -480,50 +477,6 @@ def _respelled(w, old, new, rel):
                 w.claims.append(rel + (was,))
                 return {**{k: v for k, v in old.items() if k != was}, now: old[was]}
     return old
-
-
-def partners(w, removed, added) -> list:
-    """Pairs of a removed and an added branch that are one branch changed:
-    equivalent ones first (respelled, re-annotated), then the one left on
-    each side, then branches alone in sharing a type. Paired branches leave
-    ``removed`` and ``added``."""
-    pairs = []
-    for branch in list(removed):
-        match = next((x for x in added if w.equivalent(branch, x)), None)
-        if match is not None:
-            pairs.append((branch, match))
-            removed.remove(branch)
-            added.remove(match)
-    if len(removed) == 1 and len(added) == 1:
-        pairs.append((removed.pop(), added.pop()))
-    # then branches that carry the same tag (a property fixed to one value:
-    # the discriminator of a tagged union) and no other branch does
-    for branch in list(removed):
-        tags = branch_tags(branch)
-        mates = [x for x in added if tags & branch_tags(x)]
-        if len(mates) == 1 and [x for x in removed if branch_tags(x) & branch_tags(mates[0])] == [branch]:
-            pairs.append((branch, mates[0]))
-            removed.remove(branch)
-            added.remove(mates[0])
-    # then each removed branch with the added one most like it, where each
-    # is the other's closest and shares a type with it (a tie pairs neither)
-    scored = sorted(((likeness(r, x), -i, -j) for i, r in enumerate(removed)
-                     for j, x in enumerate(added) if overlap(branch_types(r), branch_types(x))),
-                    reverse=True)
-    taken_r, taken_a = set(), set()
-    for score, i, j in scored:
-        i, j = -i, -j
-        if score <= 0 or i in taken_r or j in taken_a:
-            continue
-        if any(t[0] == score and ((-t[1] == i) != (-t[2] == j)) and -t[1] not in taken_r
-               and -t[2] not in taken_a for t in scored):
-            continue  # as like another: no pairing is better than the other
-        taken_r.add(i)
-        taken_a.add(j)
-        pairs.append((removed[i], added[j]))
-    removed[:] = [r for i, r in enumerate(removed) if i not in taken_r]
-    added[:] = [x for j, x in enumerate(added) if j not in taken_a]
-    return pairs
 
 
 PROSE_ONLY = (".description.changed",)

@@ -245,3 +245,51 @@ def enum_list(node):
         return [node["const"]] if "enum" not in node else None
     value = node.get("enum", MISSING)
     return value if isinstance(value, list) else None
+
+
+def pair_branches(removed, added, equivalent) -> list:
+    """Pairs of a removed and an added branch that are one branch changed:
+    equivalent ones first (respelled, re-annotated), then the one left on
+    each side, then the branches alone in carrying a tag, then each with the
+    one most like it where both share a type. Paired branches leave
+    ``removed`` and ``added``. ``equivalent(a, b)``: do two branches accept
+    the same values (the walk's own check; the witness passes the engine's).
+    The walk pairs with it, and a witness finds a changed branch's partner
+    with it."""
+    pairs = []
+    for branch in list(removed):
+        match = next((x for x in added if equivalent(branch, x)), None)
+        if match is not None:
+            pairs.append((branch, match))
+            removed.remove(branch)
+            added.remove(match)
+    if len(removed) == 1 and len(added) == 1:
+        pairs.append((removed.pop(), added.pop()))
+    # then branches that carry the same tag (a property fixed to one value:
+    # the discriminator of a tagged union) and no other branch does
+    for branch in list(removed):
+        tags = branch_tags(branch)
+        mates = [x for x in added if tags & branch_tags(x)]
+        if len(mates) == 1 and [x for x in removed if branch_tags(x) & branch_tags(mates[0])] == [branch]:
+            pairs.append((branch, mates[0]))
+            removed.remove(branch)
+            added.remove(mates[0])
+    # then each removed branch with the added one most like it, where each
+    # is the other's closest and shares a type with it (a tie pairs neither)
+    scored = sorted(((likeness(r, x), -i, -j) for i, r in enumerate(removed)
+                     for j, x in enumerate(added) if overlap(branch_types(r), branch_types(x))),
+                    reverse=True)
+    taken_r, taken_a = set(), set()
+    for score, i, j in scored:
+        i, j = -i, -j
+        if score <= 0 or i in taken_r or j in taken_a:
+            continue
+        if any(t[0] == score and ((-t[1] == i) != (-t[2] == j)) and -t[1] not in taken_r
+               and -t[2] not in taken_a for t in scored):
+            continue  # as like another: no pairing is better than the other
+        taken_r.add(i)
+        taken_a.add(j)
+        pairs.append((removed[i], added[j]))
+    removed[:] = [r for i, r in enumerate(removed) if i not in taken_r]
+    added[:] = [x for j, x in enumerate(added) if j not in taken_a]
+    return pairs

@@ -11,9 +11,9 @@ caught by the completeness net (``net.py``) and reported as
 from mcpdelta.engine import values
 from mcpdelta.engine.change import Change, pointer
 from mcpdelta.engine.equality import canonical, same
-from mcpdelta.engine.handlers import DIRECTION, HANDLED, HANDLERS, partners
+from mcpdelta.engine.handlers import DIRECTION, HANDLED, HANDLERS
 from mcpdelta.engine.keywords import ACTS_ON, ANNOTATING, ANNOTATIONS, keyword_at
-from mcpdelta.engine.meaning import of_types, takes, type_set
+from mcpdelta.engine.meaning import of_types, pair_branches, takes, type_set
 from mcpdelta.engine.net import MISSING, differences
 from mcpdelta.engine.normalise import in_document, marker_target, normalise_schema
 from mcpdelta.engine.remember import content_key, memo
@@ -297,11 +297,11 @@ class _Walk:
         """(old, new) with the plain side written as a combinator, when the
         other side is that combinator beside keywords the plain side has
         alike (annotations aside) and a branch of it is a partner of the
-        plain side (``partners``): ``S`` against ``anyOf: [S, T]``, ``{type:
-        object, properties: P}`` against ``{type: object, oneOf: [...]}``. A
-        plain side of several types (``type: [array, null]``) is one branch
-        per type, since it is that union. None otherwise (the keywords are
-        compared as they stand)."""
+        plain side (``meaning.pair_branches``): ``S`` against ``anyOf:
+        [S, T]``, ``{type: object, properties: P}`` against ``{type:
+        object, oneOf: [...]}``. A plain side of several types (``type:
+        [array, null]``) is one branch per type, since it is that union.
+        None otherwise (the keywords are compared as they stand)."""
         for key in ("anyOf", "oneOf", "allOf"):
             if (key in old) == (key in new):
                 continue
@@ -314,7 +314,7 @@ class _Walk:
             core = {k: v for k, v in plain.items() if k not in ANNOTATIONS}
             branches = by_type(core) if key == "anyOf" else [core]
             olds, news = (branches, wrap[key]) if plain is old else (wrap[key], branches)
-            if not partners(self, list(olds), list(news)) and not any(
+            if not pair_branches(list(olds), list(news), self.equivalent) and not any(
                     takes(x, y) or takes(y, x) for x in branches for y in wrap[key]):
                 continue
             one = {k: v for k, v in plain.items() if k in ANNOTATIONS or k in shared}

@@ -76,30 +76,28 @@ def _spelled(node, part):
 
 
 def _partner(holder, key, branch, index, theirs):
-    """The branch of ``holder[key]`` that is ``branch`` on the other side
-    (whose branches are ``theirs``), as the walk pairs them: the same one,
-    else the one alone in carrying its tag (the const that tells a tagged
-    union's branches apart), else, of the branches the other side does not
-    have as they are, the one most like it, else the one at ``index``. The
+    """The branch of ``holder[key]`` (the old side's) that is ``branch`` on
+    the new side (whose branches are ``theirs``), as the walk pairs them:
+    the same one, else the changed branch the engine's own pairing
+    (``meaning.pair_branches``) gives it, else the one at ``index``. The
     two sides' normal forms order their branches each by content, so a
-    changed branch's index can differ between them."""
-    from mcpdelta.engine.meaning import branch_tags, likeness
+    changed branch's index can differ between them. Branches are taken as
+    equivalent only when equal: the walk's equivalence checks are bounded
+    per diff, and a union of many branches would cost a walk per pair of
+    them here; a respelled branch is still most like its partner."""
+    from mcpdelta.engine.meaning import pair_branches
 
     branches = entry(holder, key)
     if isinstance(branches, list):
         for other in branches:
             if same(other, branch):
                 return other
-        tags = branch_tags(branch)
-        mates = [b for b in branches if tags and branch_tags(b) & tags]
-        if len(mates) == 1:
-            return mates[0]
         if isinstance(theirs, list):
-            changed = [b for b in branches if not any(same(b, t) for t in theirs)]
-            scores = sorted((likeness(b, branch), -i) for i, b in enumerate(changed))
-            # a tie pairs neither: the index decides, as before
-            if scores and scores[-1][0] > 0 and (len(scores) == 1 or scores[-2][0] < scores[-1][0]):
-                return changed[-scores[-1][1]]
+            removed = [b for b in branches if not any(same(b, t) for t in theirs)]
+            added = [t for t in theirs if not any(same(t, b) for b in branches)]
+            for old, new in pair_branches(removed, added, same):
+                if new is branch:
+                    return old
     return _branch(holder, key, index)
 
 
