@@ -267,10 +267,11 @@ def pair_branches(removed, added, equivalent) -> list:
         pairs.append((removed.pop(), added.pop()))
     # then branches that carry the same tag (a property fixed to one value:
     # the discriminator of a tagged union) and no other branch does
+    tags_of = {id(x): branch_tags(x) for x in (*removed, *added)}  # each branch's read once
     for branch in list(removed):
-        tags = branch_tags(branch)
-        mates = [x for x in added if tags & branch_tags(x)]
-        if len(mates) == 1 and [x for x in removed if branch_tags(x) & branch_tags(mates[0])] == [branch]:
+        tags = tags_of[id(branch)]
+        mates = [x for x in added if tags & tags_of[id(x)]]
+        if len(mates) == 1 and [x for x in removed if tags_of[id(x)] & tags_of[id(mates[0])]] == [branch]:
             pairs.append((branch, mates[0]))
             removed.remove(branch)
             added.remove(mates[0])
@@ -279,13 +280,15 @@ def pair_branches(removed, added, equivalent) -> list:
     scored = sorted(((likeness(r, x), -i, -j) for i, r in enumerate(removed)
                      for j, x in enumerate(added) if overlap(branch_types(r), branch_types(x))),
                     reverse=True)
+    alike = {}  # score -> its (removed, added) places: a tie is sought among these alone
+    for score, i, j in scored:
+        alike.setdefault(score, []).append((-i, -j))
     taken_r, taken_a = set(), set()
     for score, i, j in scored:
         i, j = -i, -j
         if score <= 0 or i in taken_r or j in taken_a:
             continue
-        if any(t[0] == score and ((-t[1] == i) != (-t[2] == j)) and -t[1] not in taken_r
-               and -t[2] not in taken_a for t in scored):
+        if any((r == i) != (x == j) and r not in taken_r and x not in taken_a for r, x in alike[score]):
             continue  # as like another: no pairing is better than the other
         taken_r.add(i)
         taken_a.add(j)
