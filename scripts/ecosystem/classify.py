@@ -287,18 +287,21 @@ def cmd_build(args) -> int:
     judgements = read_tsv(HERE / "judgements.tsv")
     checks = read_tsv(HERE / "checks.tsv")
     recipes = load_yaml(read_text(HERE / "recipes.yaml"), str(HERE / "recipes.yaml"))["recipes"]
-    rows, servers, problems, left_out = [], [], [], 0
-    # a candidate without metadata would leave the files written half: write nothing
-    missing = [c for c in candidates(args.candidates) if not meta_file(args.meta, c["registry"], c["name"]).exists()]
+    rows, servers, problems = [], [], []
+    earlier, planned = earlier_population()
+    # a candidate to classify without metadata would leave the files written
+    # half: write nothing (one classified before needs none)
+    missing = [c for c in candidates(args.candidates) if (c["registry"], c["name"]) not in earlier
+               and not meta_file(args.meta, c["registry"], c["name"]).exists()]
     if missing:
         print(f"classify: {len(missing)} candidates have no registry metadata in {args.meta} "
               f"(first {missing[0]['registry']} {missing[0]['name']}): run fetch first", file=sys.stderr)
         return 2
-    earlier, planned = earlier_population()
     for cand in candidates(args.candidates):
         reg, name = cand["registry"], cand["name"]
         if (reg, name) in earlier:          # classified before: its row and its releases stay
-            row = earlier[(reg, name)]
+            row = _judged_again(earlier[(reg, name)], judgements.get((reg, name)),
+                                recipes.get(f"{reg}:{name}", {}))
             rows.append(row)
             if row["class"] == "server":
                 entry = planned[(reg, name)]
@@ -335,7 +338,6 @@ def cmd_build(args) -> int:
                      "recipe_notes": "; ".join(notes)})
         if cls == "server":
             servers.append(server_entry(reg, name, recipe, versions))
-            left_out += no_bin
     seen: dict[str, str] = {}
     for s in servers:
         if s["id"] in seen and f"{s['package']['registry']}:{s['package']['name']}" not in recipes:
@@ -351,6 +353,9 @@ def cmd_build(args) -> int:
         w = csv.DictWriter(fh, fieldnames=list(rows[0]), delimiter="\t", lineterminator="\n")
         w.writeheader()
         w.writerows(rows)
+    # counted from the rows' notes, which keep it for a package classified before too
+    left_out = sum(int(m.group(1)) for r in rows if r["class"] == "server"
+                   for m in [re.search(r"(\d+) without an executable left out", r["recipe_notes"])] if m)
     write_servers(servers, ROOT / "data" / "servers" / "ecosystem.yaml", left_out)
     counts: dict[str, int] = {}
     for r in rows:
@@ -368,13 +373,28 @@ def earlier_population() -> tuple[dict, dict]:
     (registry, package): a package classified once keeps its row, its
     server id and its planned releases (the captures are of them, and the
     registry reached now may hold fewer of its releases), its recipe
-    applied anew. Delete its row to classify it again."""
+    applied anew, a judgement or an ``exclude`` that now says it is no
+    server too (``_judged_again``). Delete its row to classify it again."""
     rows = read_tsv(HERE / "classification.tsv")
     path = ROOT / "data" / "servers" / "ecosystem.yaml"
     entries = load_yaml(read_text(path), str(path))["servers"] if path.exists() else []
     planned = {(e["package"]["registry"], e["package"]["name"]): e for e in entries}
     # a server row whose entry is gone cannot be kept as it was: it is classified again
     return {k: r for k, r in rows.items() if r["class"] != "server" or k in planned}, planned
+
+
+def _judged_again(row: dict, judged: dict | None, recipe: dict) -> dict:
+    """A server classified before, after a hand judgement or a recipe's
+    ``exclude`` said otherwise: the row with its new class and reason (its
+    evidence and notes as they were), and no longer a server. Any other row
+    as it was."""
+    if row["class"] != "server":
+        return row
+    if judged is not None and judged["class"] != "server":
+        return {**row, "class": judged["class"], "reason_if_excluded": judged["reason"]}
+    if recipe.get("exclude"):
+        return {**row, "class": "excluded", "reason_if_excluded": recipe["exclude"]}
+    return row
 
 
 def default_class(ev: dict | None) -> tuple[str, str]:

@@ -100,3 +100,47 @@ def test_the_automatic_rules_and_the_earlier_population(tmp_path, monkeypatch):
         ("bin-mcp", ["1.0.0", "1.1.0", ">1.1.0"]),
         ("bin-mcp-pypi", ["0.3.0", ">0.3.0"])]                    # the later of two equal ids named for its registry
     assert servers[0]["env"] == {"TOKEN": "x"}
+
+
+def test_a_rebuild_without_metadata_applies_new_judgements_to_the_earlier_population(tmp_path, monkeypatch):
+    # every candidate classified before: no registry metadata is needed, and a
+    # judgement or an exclude written since takes a server out of the plan
+    data = tmp_path / "data" / "ecosystem"
+    data.mkdir(parents=True)
+    (tmp_path / "data" / "servers").mkdir()
+    monkeypatch.setattr(classify, "ROOT", tmp_path)
+    monkeypatch.setattr(classify, "HERE", data)
+    (data / "judgements.tsv").write_text("registry\tpackage\tclass\treason\tnote\n"
+                                         "pypi\tchat-mcp\tnot-a-server\tclient or developer tool\t\n")
+    (data / "recipes.yaml").write_text("recipes:\n"
+                                       "  npm:kept-mcp: {args: [stdio]}\n"
+                                       "  npm:remote-mcp: {exclude: needs a remote service (its API at start)}\n")
+    evidence = "bin: x; no MCP server SDK dep"
+    (data / "classification.tsv").write_text(
+        "registry\tpackage\tclass\tevidence\treason_if_excluded\trecipe_notes\n"
+        f"npm\tkept-mcp\tserver\t{evidence}\t\treleases: 3 without an executable left out; 2 releases planned\n"
+        f"npm\tremote-mcp\tserver\t{evidence}\t\t1 releases planned\n"
+        f"pypi\tchat-mcp\tserver\t{evidence}\t\t1 releases planned\n")
+    (tmp_path / "data" / "servers" / "ecosystem.yaml").write_text(yaml.safe_dump({"servers": [
+        {"id": "kept-mcp", "package": {"registry": "npm", "name": "kept-mcp", "versions": ["0.9.0", "1.0.0", ">1.0.0"]}},
+        {"id": "remote-mcp", "package": {"registry": "npm", "name": "remote-mcp", "versions": ["2.0.0", ">2.0.0"]}},
+        {"id": "chat-mcp", "package": {"registry": "pypi", "name": "chat-mcp", "versions": ["0.1.0", ">0.1.0"]}}]}))
+    cands = tmp_path / "candidates.tsv"
+    cands.write_text("registry\tname\tlatest\tpopularity\tsummary\n"
+                     "npm\tkept-mcp\t\t\t\nnpm\tremote-mcp\t\t\t\npypi\tchat-mcp\t\t\t\n")
+    assert classify.main(["build", "--meta", str(tmp_path / "no-meta"), "--candidates", str(cands)]) == 0
+    rows = classify.read_tsv(data / "classification.tsv")
+    assert {k: (r["class"], r["reason_if_excluded"], r["evidence"]) for k, r in rows.items()} == {
+        ("npm", "kept-mcp"): ("server", "", evidence),
+        ("npm", "remote-mcp"): ("excluded", "needs a remote service (its API at start)", evidence),
+        ("pypi", "chat-mcp"): ("not-a-server", "client or developer tool", evidence)}
+    text = (tmp_path / "data" / "servers" / "ecosystem.yaml").read_text()
+    assert "release: 3 such releases" in text  # counted from the rows kept, not from metadata
+    servers = yaml.safe_load(text)["servers"]
+    assert servers == [{"id": "kept-mcp", "package": {"registry": "npm", "name": "kept-mcp",
+                                                      "versions": ["0.9.0", "1.0.0", ">1.0.0"]}, "args": ["stdio"]}]
+    # a candidate never classified still needs its metadata: nothing is written
+    cands.write_text(cands.read_text() + "npm\tnew-mcp\t\t\t\n")
+    before = (data / "classification.tsv").read_text()
+    assert classify.main(["build", "--meta", str(tmp_path / "no-meta"), "--candidates", str(cands)]) == 2
+    assert (data / "classification.tsv").read_text() == before
