@@ -25,8 +25,8 @@ import sys
 from pathlib import Path
 
 from .errors import CrawlError
-from .toolchain import (choose_executable, empty_folder, index_only_env, interpreters, pip_reason, py_matches,
-                        requires_python, run_process, uv_env, uv_reason)
+from .toolchain import (choose_executable, empty_folder, full_version, index_only_env, interpreters, pip_reason,
+                        py_matches, requires_python, run_process, uv_env, uv_reason)
 
 
 async def install_pypi(cache, work: Path, name: str, version: str, before, bin_name, python=None) -> dict:
@@ -45,7 +45,7 @@ async def install_pypi(cache, work: Path, name: str, version: str, before, bin_n
         spec = requires_python(exc.message)
         if exc.kind != "install_failed" or not spec:
             raise
-        fits = [minor for minor in found if minor != own and py_matches(spec, minor)]
+        fits = [minor for minor in found if minor != own and py_matches(spec, full_version(minor, found[minor]))]
         if not fits:
             raise CrawlError("install_failed", f"{exc.message} (no interpreter on this machine meets "
                                                f"Requires-Python {spec}; found: {', '.join(found)})") from None

@@ -186,9 +186,11 @@ def requires_python(err: str) -> str | None:
     return m.group(1).replace(" ", "").strip(",") if m else None
 
 
-def py_matches(spec: str, minor: str) -> bool:
-    """Does interpreter ``3.X`` meet a Requires-Python specifier (``>=3.12``, ``>=3.10,<3.13``)?"""
-    have = tuple(int(p) for p in minor.split("."))
+def py_matches(spec: str, version: str) -> bool:
+    """Does interpreter ``3.X.Y`` meet a Requires-Python specifier (``>=3.12``,
+    ``>=3.10,<3.13``, ``>=3.12.4``)? Given ``3.X`` alone (its patch level
+    unknown), a bound on the patch level is read as met."""
+    have = tuple(int(p) for p in version.split("."))
     for clause in filter(None, spec.split(",")):
         m = re.fullmatch(r"(~=|==|!=|>=|<=|>|<)?\s*([0-9]+(?:\.[0-9]+|\.\*)*)", clause.strip())
         if not m:
@@ -202,13 +204,35 @@ def py_matches(spec: str, minor: str) -> bool:
         want = tuple(int(p) for p in ver.split("."))
         n = max(len(want), 2)
         a, b = (have + (0,) * 3)[:n], (want + (0,) * 3)[:n]
-        if len(want) > 2:  # 3.12.1: compare minor only, the patch level is always met by the newest
+        if len(want) > 2 and len(have) > 2:  # 3.12.4 against 3.12.1: the patch level too
+            a, b = (have + (0,) * 3)[:3], (want + (0,) * 3)[:3]
+        elif len(want) > 2:  # an interpreter whose patch level is not known
             a, b = a[:2], b[:2]
         ok = {">=": a >= b, ">": a > b, "<=": a <= b, "<": a < b, "==": a == b, "!=": a != b,
               "~=": a >= b}[op]
         if not ok:
             return False
     return True
+
+
+_VERSIONS: dict[str, str] = {}
+
+
+def full_version(minor: str, exe: str) -> str:
+    """``3.12.1``: the interpreter ``exe`` asked once for its version
+    (``minor`` alone where it cannot say in ten seconds)."""
+    if exe not in _VERSIONS:
+        if os.path.realpath(exe) == os.path.realpath(sys.executable):
+            _VERSIONS[exe] = "%d.%d.%d" % sys.version_info[:3]
+        else:
+            try:
+                done = subprocess.run([exe, "-c", "import sys; print('%d.%d.%d' % sys.version_info[:3])"],
+                                      capture_output=True, text=True, timeout=10)
+                found = done.stdout.strip()
+            except (OSError, subprocess.SubprocessError):
+                found = ""
+            _VERSIONS[exe] = found if re.fullmatch(re.escape(minor) + r"\.[0-9]+", found) else minor
+    return _VERSIONS[exe]
 
 
 def interpreters() -> dict[str, str]:

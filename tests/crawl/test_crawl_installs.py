@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from mcpdelta.crawl.packages import PackageCache
-from mcpdelta.crawl.toolchain import interpreters
+from mcpdelta.crawl.toolchain import full_version, interpreters
 from mcpdelta.crawl.runner import crawl
 from mcpdelta.crawl.servers import load
 
@@ -22,6 +22,11 @@ from .test_crawl_sources import _fake_cached_package, write
 
 OWN = f"{sys.version_info[0]}.{sys.version_info[1]}"
 NEWER = [v for v in interpreters() if tuple(map(int, v.split("."))) > sys.version_info[:2]]
+# a patch level above the first newer interpreter's: only a later minor meets it
+PATCH_ABOVE = None
+if len(NEWER) > 1:
+    _major, _minor, _patch = full_version(NEWER[0], interpreters()[NEWER[0]]).split(".")
+    PATCH_ABOVE = f"{_major}.{_minor}.{int(_patch) + 1}"
 
 
 @pytest.fixture(scope="module")
@@ -29,6 +34,9 @@ def index():
     idx = LocalIndex()
     if NEWER:
         idx.add("mcpdelta-fx-newpy", "1.0.0", "2025-01-01T00:00:00Z", requires_python=f">={NEWER[0]}",
+                server=True)
+    if PATCH_ABOVE:
+        idx.add("mcpdelta-fx-patchpy", "1.0.0", "2025-01-01T00:00:00Z", requires_python=f">={PATCH_ABOVE}",
                 server=True)
     idx.add("mcpdelta-fx-late", "1.0.0", "2025-01-01T00:00:00Z", requires=["mcpdelta-fx-dep>=2"], server=True)
     idx.add("mcpdelta-fx-dep", "1.0.0", "2024-12-01T00:00:00Z")
@@ -65,6 +73,17 @@ def test_requires_python_picks_a_newer_interpreter(tmp_path, index, installer):
     # asked for the older interpreter: pip's real cause, not its last line
     assert not old.ok and old.error_kind == "install_failed"
     assert f"Requires-Python >={NEWER[0]}" in old.error and f"Python {OWN}" in old.error
+
+
+@pytest.mark.skipif(PATCH_ABOVE is None, reason="needs two Pythons newer than the one running the tests")
+def test_requires_python_on_a_patch_level_passes_over_an_interpreter_below_it(tmp_path, index):
+    # Requires-Python >=3.12.(N+1) where this machine's 3.12 is 3.12.N: the
+    # next minor is taken, not the 3.12 that would fail the same way
+    by, _ = sweep(tmp_path, index, entries="""
+  - {id: patch, package: {registry: pypi, name: mcpdelta-fx-patchpy, versions: latest}}
+""")
+    assert by["patch"].ok, by["patch"].error
+    assert by["patch"].python == NEWER[1]
 
 
 @INSTALLERS
