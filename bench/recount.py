@@ -17,7 +17,9 @@ What is counted, by its own reading of the files:
 - a capture file is *empty* when its tool list is empty and its server
   advertises the tools capability, or another capture of that server in
   the same folder lists tools; a version is *captured* when some pass holds
-  a capture file of it that is not empty and is a JSON object;
+  a capture file of it that is not empty and is a JSON object whose tool
+  list names no tool twice (a server must tell its tools apart by name; the
+  study's ingest refuses such a manifest too);
 - ``empty``: the versions no pass captured, of which some pass holds an
   empty capture file or logged the failure kind ``empty``;
 - ``releases``: the first pass's captured versions; ``servers``: the
@@ -77,8 +79,16 @@ def capture_files(folder: str) -> dict:
                 manifest = json.loads(read(os.path.join(where, name)))
             except (OSError, ValueError, EOFError):
                 manifest = None
-            found[(server, name[: -len(suffix)])] = manifest if isinstance(manifest, dict) else None
+            found[(server, name[: -len(suffix)])] = manifest if isinstance(manifest, dict) \
+                and not named_twice(manifest) else None
     return found
+
+
+def named_twice(manifest) -> bool:
+    """Does the manifest's tool list give two tools one name?"""
+    tools = manifest.get("tools")
+    names = [t.get("name") for t in tools if isinstance(t, dict)] if isinstance(tools, list) else []
+    return len(names) != len(set(map(str, names)))
 
 
 def tool_count(manifest) -> int:

@@ -412,6 +412,19 @@ def test_a_second_reader_recounts_the_figures_and_the_page_sets_them_beside_its_
     assert f"| beta | 2025.1.1 | {tools[('beta', '2025.1.1')]} | {tools[('beta', '2025.1.1')] + 1} |" in section
 
 
+def test_the_recount_counts_no_capture_that_names_a_tool_twice(tmp_path):
+    # the study's ingest refuses such a manifest (tools are told apart by
+    # name): the second reader, by its own reading, does not count it either
+    tool = {"name": "get", "inputSchema": {"type": "object"}}
+    for version, tools in (("1.0.0", [tool]), ("1.1.0", [tool, {**tool, "description": "again"}])):
+        (tmp_path / "a" / "srv").mkdir(parents=True, exist_ok=True)
+        (tmp_path / "a" / "srv" / f"{version}.json").write_text(json.dumps({"capabilities": {"tools": {}},
+                                                                            "tools": tools}))
+    found = recount(tmp_path / "a")
+    assert found["figures"]["attempted"] == 2
+    assert (found["figures"]["captured"], found["figures"]["releases"]) == (1, 1)
+
+
 def test_a_recount_file_of_another_shape_is_a_one_line_error(tmp_path):
     (tmp_path / "bad.json").write_text('{"figures": {"attempted": "seven"}}')
     run = subprocess.run([MCPDELTA, "study", str(SLICE / "servers.yaml"), "--out", str(tmp_path / "o"),
