@@ -55,12 +55,18 @@ def pypi_meta(entry_points, requires=(), wheel="x-1.0-py3-none-any.whl"):
             "requires_python": None, "time": {"0.3.0": "2026-05-01T00:00:00Z"}}
 
 
-def test_the_automatic_rules_and_the_earlier_population(tmp_path, monkeypatch):
+def _population(tmp_path, monkeypatch):
+    """A checkout's data folders under ``tmp_path``, where classify reads and writes."""
     data = tmp_path / "data" / "ecosystem"
     data.mkdir(parents=True)
     (tmp_path / "data" / "servers").mkdir()
     monkeypatch.setattr(classify, "ROOT", tmp_path)
     monkeypatch.setattr(classify, "HERE", data)
+    return data
+
+
+def test_the_automatic_rules_and_the_earlier_population(tmp_path, monkeypatch):
+    data = _population(tmp_path, monkeypatch)
     (data / "judgements.tsv").write_text("registry\tpackage\tclass\treason\tnote\n"
                                          "npm\tcli-mcp\tnot-a-server\tclient or developer tool\t\n")
     (data / "recipes.yaml").write_text("recipes:\n  npm:kept-mcp: {env: {TOKEN: x}}\n")
@@ -105,11 +111,7 @@ def test_the_automatic_rules_and_the_earlier_population(tmp_path, monkeypatch):
 def test_a_rebuild_without_metadata_applies_new_judgements_to_the_earlier_population(tmp_path, monkeypatch):
     # every candidate classified before: no registry metadata is needed, and a
     # judgement or an exclude written since takes a server out of the plan
-    data = tmp_path / "data" / "ecosystem"
-    data.mkdir(parents=True)
-    (tmp_path / "data" / "servers").mkdir()
-    monkeypatch.setattr(classify, "ROOT", tmp_path)
-    monkeypatch.setattr(classify, "HERE", data)
+    data = _population(tmp_path, monkeypatch)
     (data / "judgements.tsv").write_text("registry\tpackage\tclass\treason\tnote\n"
                                          "pypi\tchat-mcp\tnot-a-server\tclient or developer tool\t\n")
     (data / "recipes.yaml").write_text("recipes:\n"
