@@ -52,16 +52,22 @@ def _parts(change, side_key):
 
 def steps(folder, servers=None):
     """(server, old version, new version, old manifest, new manifest) for each
-    consecutive step."""
+    consecutive step. A capture the engine refuses to read (two tools of one
+    name) is no release, as the lake's ingest refuses it: the step spans it."""
+    from mcpdelta.engine.manifest import validate_manifest
+    from mcpdelta.errors import InputError
+
     for server, versions in captures(folder).items():
         if servers is not None and server not in servers:
             continue
         loaded = []
         for version, path in versions:
             try:
-                loaded.append((version, load(path)))
-            except (OSError, ValueError):
+                manifest = load(path)
+                validate_manifest(manifest)
+            except (OSError, ValueError, InputError):
                 continue
+            loaded.append((version, manifest))
         for (va, a), (vb, b) in zip(loaded, loaded[1:]):
             yield server, va, vb, a, b
 
