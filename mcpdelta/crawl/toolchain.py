@@ -202,12 +202,10 @@ def py_matches(spec: str, version: str) -> bool:
                 return False
             continue
         want = tuple(int(p) for p in ver.split("."))
-        n = max(len(want), 2)
+        # major.minor, and the patch level where the bound names one and the
+        # interpreter's is known (3.12.4 against 3.12.1)
+        n = 3 if len(want) > 2 and len(have) > 2 else 2
         a, b = (have + (0,) * 3)[:n], (want + (0,) * 3)[:n]
-        if len(want) > 2 and len(have) > 2:  # 3.12.4 against 3.12.1: the patch level too
-            a, b = (have + (0,) * 3)[:3], (want + (0,) * 3)[:3]
-        elif len(want) > 2:  # an interpreter whose patch level is not known
-            a, b = a[:2], b[:2]
         ok = {">=": a >= b, ">": a > b, "<=": a <= b, "<": a < b, "==": a == b, "!=": a != b,
               "~=": a >= b}[op]
         if not ok:
