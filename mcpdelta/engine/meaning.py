@@ -253,9 +253,9 @@ def pair_branches(removed, added, equivalent) -> list:
     each side, then the branches alone in carrying a tag, then each with the
     one most like it where both share a type. Paired branches leave
     ``removed`` and ``added``. ``equivalent(a, b)``: do two branches accept
-    the same values (the walk's own check; the witness passes the engine's).
-    The walk pairs with it, and a witness finds a changed branch's partner
-    with it."""
+    the same values (the walk's own, bounded per diff; the witness, which
+    cannot repeat that bound, passes equality). The walk pairs with it, and
+    a witness finds a changed branch's partner with it."""
     pairs = []
     for branch in list(removed):
         match = next((x for x in added if equivalent(branch, x)), None)
