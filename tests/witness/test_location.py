@@ -22,8 +22,11 @@ def test_a_changed_branch_is_paired_as_the_walk_pairs_it():
 
 
 def test_an_unchanged_branch_is_its_own_partner():
+    # a branch added before it moves it to another index on the new side:
+    # the index alone would name the old side's string branch
     old = _normal([{"type": "integer", "minimum": 0}, {"type": "string", "pattern": "^x"}])
-    new = _normal([{"type": "integer", "minimum": 0}, {"type": "string", "pattern": "^y"}])
-    at = [b["type"] for b in new["properties"]["v"]["anyOf"]].index("integer")
+    new = _normal([{"type": "integer", "minimum": 0}, {"type": "string", "pattern": "^y"}, {"const": "a"}])
+    at = [b.get("type") for b in new["properties"]["v"]["anyOf"]].index("integer")
+    assert at != [b["type"] for b in old["properties"]["v"]["anyOf"]].index("integer")
     loc = locate(("properties", "v", "anyOf", at, "minimum"), old, new, "constraint.changed", new_side="r")
     assert loc.a_node == {"type": "integer", "minimum": 0}
